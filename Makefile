@@ -1,0 +1,28 @@
+# Two commands for a fresh Linux machine (Python >= 3.11 with venv):
+#   make run    set up .venv and start the main job
+#   make test   set up .venv (and Chromium for the browser tests) and run every test
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test setup clean
+
+run: $(VENV)/.installed
+	$(BIN)/boardlab tour
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest -n 2 -q
+
+setup: $(VENV)/.installed
+
+# torch is pinned first: its CPU build is what the project is tested with, and
+# installing it alone keeps a later resolver from choosing a newer GPU build.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,2 @@
+from boardlab.cli import main
+main()

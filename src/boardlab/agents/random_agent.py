@@ -1,0 +1,17 @@
+"""Uniformly random play over the legal actions."""
+
+from __future__ import annotations
+
+from boardlab.agents.base import Agent
+from boardlab.core.game import State
+from boardlab.core.params import Option
+
+
+class RandomAgent(Agent):
+    name = "random"
+    summary = "uniform over legal actions"
+    options = {"seed": Option("seed", int, None, "seed of its random choices (default: from the game seed)")}
+
+    def step(self, state: State) -> int:
+        legal = state.legal_actions()
+        return legal[int(self.rng.integers(len(legal)))]

@@ -1,0 +1,53 @@
+"""Play one game between agents and keep its record."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from boardlab.agents.base import Agent
+from boardlab.core.errors import BoardlabError, IllegalActionError
+from boardlab.core.game import Game, State
+from boardlab.core.records import GameRecord
+from boardlab.core.rng import derive_seed, sample_chance
+
+
+def play_game(
+    game: Game,
+    agents: Sequence[Agent],
+    seed: int | None = None,
+    on_move: Callable[[State, int, int], None] | None = None,
+    max_moves: int = 100_000,
+) -> GameRecord:
+    """Play ``agents`` (one per seat, seat 0 first) to the end of a game.
+
+    Each agent is reset with a seed derived from ``seed`` and its seat, and
+    chance outcomes are drawn from their own derived stream, so the same seed
+    gives the same game. ``on_move(state_before, player, action)`` is called
+    for every move, chance moves included (player -1).
+    """
+    if len(agents) != game.num_players():
+        raise BoardlabError(f"{game.name} with these parameters needs {game.num_players()} agents, got {len(agents)}")
+    state = game.new_initial_state(seed)
+    for seat, agent in enumerate(agents):
+        agent.reset(game, seat, None if seed is None else derive_seed(seed, "seat", seat))
+    chance_rng = np.random.default_rng(None if seed is None else derive_seed(seed, "chance"))
+    moves = 0
+    while not state.is_terminal():
+        if moves >= max_moves:
+            raise BoardlabError(f"game did not end within {max_moves} moves")
+        player = state.current_player()
+        if state.is_chance_node():
+            action = sample_chance(state, chance_rng)
+        else:
+            action = agents[player].step(state)
+            if action not in state.legal_actions():
+                raise IllegalActionError(
+                    f"agent {agents[player].spec} chose illegal action {action} in seat {player}"
+                )
+        if on_move is not None:
+            on_move(state, player, action)
+        state.apply_action(action)
+        moves += 1
+    return GameRecord.from_state(state, [agent.spec for agent in agents])

@@ -1,0 +1,50 @@
+"""The typer application and the wrapper that turns user errors into one clear line."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from typing import Any, Callable
+
+import typer
+from rich.console import Console
+
+from boardlab.core.errors import BoardlabError
+
+app = typer.Typer(
+    name="boardlab",
+    help="boardlab: play board games against AIs, run duels, train agents and inspect search trees.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+
+#: human-readable output; progress bars go to stderr so --json output stays clean
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+JSON_HELP = "Print one JSON document instead of text."
+
+
+def command(*args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Like ``app.command`` but prints a :class:`BoardlabError` as ``error: ...`` and exits 2."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def wrapper(*a: Any, **kw: Any) -> Any:
+            try:
+                return func(*a, **kw)
+            except BoardlabError as exc:
+                err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+                raise typer.Exit(2) from None
+
+        return app.command(*args, **kwargs)(wrapper)
+
+    return decorate
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data) + "\n")
+    sys.stdout.flush()

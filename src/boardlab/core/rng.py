@@ -1,0 +1,23 @@
+"""Seeded randomness: every random choice in boardlab derives from an explicit seed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def derive_seed(*parts: int | str) -> int:
+    """A 63-bit seed determined by ``parts`` (a base seed, a game index, a seat...).
+
+    Uses numpy's SeedSequence so that nearby inputs give unrelated streams.
+    """
+    entropy = [p if isinstance(p, int) else int.from_bytes(p.encode(), "little") for p in parts]
+    entropy = [e & 0xFFFFFFFFFFFFFFFF for e in entropy]
+    return int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def sample_chance(state, rng: np.random.Generator) -> int:
+    """Draw a chance outcome of ``state`` with the probabilities it gives."""
+    outcomes = state.chance_outcomes()
+    actions = [a for a, _ in outcomes]
+    probs = np.array([p for _, p in outcomes], dtype=float)
+    return int(actions[rng.choice(len(actions), p=probs / probs.sum())])

@@ -1,0 +1,1 @@
+"""Named, reproducible studies that print tables and draw plots."""

@@ -1,0 +1,1 @@
+"""PyTorch models, datasets, training loops and checkpoint files."""

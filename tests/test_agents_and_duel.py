@@ -1,0 +1,85 @@
+import pytest
+
+from boardlab.agents import make_agent
+from boardlab.agents.human import HumanAgent
+from boardlab.arena import duel, play_game
+from boardlab.core.errors import BoardlabError, SpecError
+from boardlab.core.params import parse_spec
+from boardlab.core.records import GameRecord
+from boardlab.games import make
+
+
+def test_spec_parsing():
+    assert parse_spec("mcts:iterations=2000,c=1.41") == ("mcts", {"iterations": "2000", "c": "1.41"})
+    assert parse_spec("random") == ("random", {})
+    with pytest.raises(SpecError, match="key=value"):
+        parse_spec("random:seed")
+    with pytest.raises(SpecError, match="twice"):
+        parse_spec("random:seed=1,seed=2")
+
+
+def test_agent_specs_are_checked():
+    assert make_agent("random:seed=3").config["seed"] == 3
+    assert make_agent("random:seed=3").spec == "random:seed=3"
+    with pytest.raises(SpecError, match="must be int"):
+        make_agent("random:seed=x")
+    with pytest.raises(SpecError, match="unknown agent 'nope'"):
+        make_agent("nope")
+
+
+def test_random_agent_is_uniform_and_seeded():
+    game = make("connect4")
+    state = game.new_initial_state()
+    agent = make_agent("random")
+    agent.reset(game, 0, seed=11)
+    first = [agent.step(state) for _ in range(7000)]
+    agent.reset(game, 0, seed=11)
+    assert [agent.step(state) for _ in range(7000)] == first
+    counts = [first.count(c) for c in range(7)]
+    assert min(counts) > 850 and max(counts) < 1150
+
+
+def test_human_agent_rejects_illegal_input_and_asks_again():
+    answers = iter(["x", "9", "4"])
+    said = []
+    human = HumanAgent(ask=lambda prompt: next(answers), say=said.append)
+    state = make("connect4").new_initial_state()
+    assert human.step(state) == 3
+    assert len(said) == 2 and "illegal move" in said[0] and "does not exist" in said[1]
+
+
+def test_play_game_record_replays_exactly():
+    game = make("connect4")
+    record = play_game(game, [make_agent("random"), make_agent("random:seed=2")], seed=42)
+    again = play_game(game, [make_agent("random"), make_agent("random:seed=2")], seed=42)
+    assert record.actions == again.actions
+    loaded = GameRecord.from_dict(record.to_dict())
+    final = loaded.replay()
+    assert final.returns() == record.returns and final.history == record.actions
+    assert loaded.agents == ["random", "random:seed=2"]
+
+
+def test_tampered_record_is_refused():
+    game = make("connect4")
+    record = play_game(game, [make_agent("random"), make_agent("random")], seed=1)
+    record.returns = [r * -1 + 0.5 for r in record.returns]
+    with pytest.raises(BoardlabError, match="differ"):
+        record.replay()
+    record.actions = record.actions[:3]
+    with pytest.raises(BoardlabError, match="not over"):
+        record.replay()
+
+
+def test_duel_counts_alternate_seats_and_reproduce():
+    game = make("connect4")
+    result = duel(game, "random", "random", 200, seed=5)
+    assert result.wins + result.draws + result.losses == 200
+    assert result.by_seat[0].games == result.by_seat[1].games == 100
+    again = duel(game, "random", "random", 200, seed=5)
+    assert again.to_dict() == result.to_dict()
+    assert duel(game, "random", "random", 200, seed=6).to_dict() != result.to_dict()
+
+
+def test_duel_refuses_humans():
+    with pytest.raises(BoardlabError, match="needs a person"):
+        duel(make("connect4"), "human", "random", 2)

@@ -1,0 +1,91 @@
+import json
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from boardlab.cli import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def test_duel_prints_w_d_l_and_seats():
+    result = run("duel", "random", "random", "-n", "1000", "--game", "connect4", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    w, d, l = map(int, result.output.splitlines()[0].split())
+    assert w + d + l == 1000
+    assert abs(w - l) < 120  # seats alternate, so the two agents are even
+    assert "moving first" in result.output
+    share = float(result.output.split("the player moving first won ")[1].split(" %")[0])
+    assert 51.0 < share < 60.0  # 55.6 % for uniformly random play on 7x6
+
+
+def test_duel_json_is_one_document():
+    result = run("duel", "random", "random:seed=4", "-n", "20", "--json")
+    data = json.loads(result.output)
+    assert data["games"] == 20 and data["wins"] + data["draws"] + data["losses"] == 20
+    assert [s["games"] for s in data["by_seat"]] == [10, 10]
+
+
+def test_bad_input_gives_one_clear_line():
+    for args, message in [
+        (("duel", "random", "nope"), "unknown agent 'nope'"),
+        (("duel", "random", "random", "--game", "go"), "unknown game 'go'"),
+        (("duel", "random", "random", "--game", "connect4:rows=20"), "at most 64"),
+        (("duel", "random:depth=3", "random"), "unknown option 'depth'"),
+    ]:
+        result = run(*args)
+        assert result.exit_code == 2
+        assert message in result.output
+        assert "Traceback" not in result.output
+
+
+def test_games_and_agents_list_parameters():
+    games = json.loads(run("games", "--json").output)
+    c4 = next(g for g in games if g["name"] == "connect4")
+    assert [p["name"] for p in c4["parameters"]] == ["rows", "cols", "k"]
+    agents = json.loads(run("agents", "--json").output)
+    assert {"random", "human"} <= {a["name"] for a in agents}
+
+
+def test_play_against_agent_in_terminal(tmp_path):
+    record = tmp_path / "game.json"
+    # keep dropping into column 4; on a full column the error is shown and we try the next
+    moves = "\n".join(["4"] * 3 + ["x"] + ["4", "3", "2", "1", "5", "6", "7"] * 6) + "\n"
+    result = runner.invoke(app, ["play", "connect4", "--agent", "random", "--seed", "3", "--record", str(record)], input=moves)
+    assert result.exit_code == 0, result.output
+    assert "illegal move" in result.output
+    assert "result:" in result.output
+    replayed = run("replay", str(record), "--json", "--rerun")
+    assert replayed.exit_code == 2  # a human's moves cannot be re-run from a seed
+    assert "had a person playing" in replayed.output
+    assert run("replay", str(record)).exit_code == 0
+
+
+def test_replay_checks_and_reruns(tmp_path):
+    result = run("duel", "random", "random", "-n", "3", "--seed", "9", "--records", str(tmp_path))
+    assert result.exit_code == 0
+    files = sorted(tmp_path.glob("game-*.json"))
+    assert len(files) == 3
+    replayed = run("replay", str(files[1]), "--json", "--rerun")
+    data = json.loads(replayed.output)
+    assert data["agents_agree"] is True and data["final"]["game"] == "connect4"
+    broken = tmp_path / "broken.json"
+    broken.write_text(files[0].read_text()[:-20])
+    result = run("replay", str(broken))
+    assert result.exit_code == 2 and "not JSON" in result.output
+
+
+def test_tour_runs():
+    result = run("tour")
+    assert result.exit_code == 0, result.output
+    assert "W D L" in result.output
+
+
+def test_console_script_entry_point():
+    out = subprocess.run([sys.executable, "-m", "boardlab", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "duel" in out.stdout
