@@ -28,8 +28,12 @@ err_console = Console(stderr=True, highlight=False)
 JSON_HELP = "Print one JSON document instead of text."
 
 
-def command(*args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Like ``app.command`` but prints a :class:`BoardlabError` as ``error: ...`` and exits 2."""
+def command(*args: Any, group: typer.Typer | None = None, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Like ``app.command`` but prints a :class:`BoardlabError` as ``error: ...`` and exits 2.
+
+    ``group`` registers the command on a sub-application (``boardlab tree ...``)
+    made with :func:`command_group`.
+    """
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
@@ -40,9 +44,16 @@ def command(*args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Callabl
                 err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
                 raise typer.Exit(2) from None
 
-        return app.command(*args, **kwargs)(wrapper)
+        return (group or app).command(*args, **kwargs)(wrapper)
 
     return decorate
+
+
+def command_group(name: str, help: str) -> typer.Typer:
+    """A sub-command group such as ``boardlab tree``; add commands with ``command(..., group=...)``."""
+    group = typer.Typer(name=name, help=help, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+    app.add_typer(group, name=name)
+    return group
 
 
 def print_json(data: Any) -> None:

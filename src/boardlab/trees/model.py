@@ -14,7 +14,8 @@ Node ``0`` is the root. For node ``i``:
 * ``player[i]``: player to move at the node (``-1`` terminal or unknown; the
   file formats do not store it, so trees read from files have ``-1`` everywhere
   unless a sidecar supplies it);
-* ``state[i]``: a label of the node's state (FEN, a move list...).
+* ``state[i]``: a label of the node's state (FEN, a move list...);
+* ``created[i]`` (optional): the search iteration that added the node.
 
 Strings are kept as :class:`Labels` (one UTF-8 buffer plus offsets), never one
 Python object per node: this is what makes a million nodes cheap.
@@ -82,6 +83,8 @@ class Tree:
     state: Labels
     #: free-form facts about the search: game spec, agent spec, move number...
     meta: dict = field(default_factory=dict)
+    #: optional: the search iteration at which each node was added (for growth animations)
+    created: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.parent)
