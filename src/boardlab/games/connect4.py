@@ -65,10 +65,14 @@ class ConnectFour(Game):
             if length < self.k:
                 steps.append((self.k - length) * d)
             self._win_steps.append(tuple(steps))
-        if all(len(steps) == 2 for steps in self._win_steps):
-            self.has_won = self._has_won_two_steps  # k = 3 or 4: the common case, unrolled
-        else:
-            self.has_won = self._has_won_any
+        #: (shift, shift) pairs when k is 3 or 4, the common case that apply_action unrolls
+        self.win_pairs = tuple(self._win_steps) if all(len(s) == 2 for s in self._win_steps) else None
+        self.has_won = self._has_won_two_steps if self.win_pairs else self._has_won_any
+        # per column (top bit, bottom bit, column mask): one lookup per move in the hot loop
+        self.column_bits = tuple(zip(self.top, self.bottom, self.column_mask))
+        # legal columns depend only on which columns are full: one list per top-row pattern
+        self.top_row = sum(self.top)
+        self._legal_by_full: dict[int, list[int]] = {}
 
     def _has_won_two_steps(self, board: int) -> bool:
         for a, b in self._win_steps:
@@ -146,7 +150,7 @@ class ConnectFour(Game):
 
 
 class ConnectFourState(State):
-    __slots__ = ("game", "seed", "history", "boards", "mask", "player", "winner", "start")
+    __slots__ = ("game", "seed", "history", "boards", "mask", "player", "winner", "start", "over")
 
     def __init__(
         self, game: ConnectFour, seed: int | None = None, start: tuple[int, int, int] | None = None
@@ -167,32 +171,58 @@ class ConnectFourState(State):
                 if game.has_won(self.boards[p]):
                     self.winner = p
         self.mask = self.boards[0] | self.boards[1]
+        self.over = self.winner >= 0 or self.mask == game.board_mask
 
     # --- protocol --------------------------------------------------------------
     def current_player(self) -> int:
         return TERMINAL if self.is_terminal() else self.player
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        if self.winner >= 0:
+        if self.over:
             return []
-        mask = self.mask
-        return [c for c, top in enumerate(self.game.top) if not mask & top]
+        game = self.game
+        full = self.mask & game.top_row
+        legal = game._legal_by_full.get(full)
+        if legal is None:
+            legal = game._legal_by_full[full] = [c for c, top in enumerate(game.top) if not full & top]
+        return legal.copy()  # callers may change the list they get
 
     def apply_action(self, action: int) -> None:
+        # the hottest function of the Python engine: locals and one table lookup per move
         game = self.game
-        if self.winner >= 0 or not 0 <= action < game.cols or self.mask & game.top[action]:
+        mask = self.mask
+        try:
+            top, bottom, column = game.column_bits[action]
+        except (IndexError, TypeError):
+            raise self._illegal(action) from None
+        if self.over or mask & top or action < 0:
             raise self._illegal(action)
-        move = (self.mask + game.bottom[action]) & game.column_mask[action]
-        board = self.boards[self.player] | move
-        self.boards[self.player] = board
-        self.mask |= move
-        if game.has_won(board):
-            self.winner = self.player
-        self.player ^= 1
+        move = (mask + bottom) & column
+        mask |= move
+        self.mask = mask
+        player = self.player
+        board = self.boards[player] | move
+        self.boards[player] = board
+        pairs = game.win_pairs
+        if pairs is None:
+            won = game.has_won(board)
+        else:
+            won = False
+            for a, b in pairs:
+                m = board & (board >> a)
+                if m & (m >> b):
+                    won = True
+                    break
+        if won:
+            self.winner = player
+            self.over = True
+        elif mask == game.board_mask:
+            self.over = True
+        self.player = player ^ 1
         self.history.append(action)
 
     def is_terminal(self) -> bool:
-        return self.winner >= 0 or self.mask == self.game.board_mask
+        return self.over
 
     def returns(self) -> list[float]:
         if self.winner == 0:
@@ -211,6 +241,7 @@ class ConnectFourState(State):
         other.mask = self.mask
         other.player = self.player
         other.winner = self.winner
+        other.over = self.over
         return other
 
     def action_to_string(self, action: int) -> str:
