@@ -45,7 +45,8 @@ def test_human_agent_rejects_illegal_input_and_asks_again():
     human = HumanAgent(ask=lambda prompt: next(answers), say=said.append)
     state = make("connect4").new_initial_state()
     assert human.step(state) == 3
-    assert len(said) == 2 and "illegal move" in said[0] and "does not exist" in said[1]
+    assert "1 2 3 4 5 6 7" in said[0]  # the board is shown before asking
+    assert len(said) == 3 and "illegal move" in said[1] and "does not exist" in said[2]
 
 
 def test_play_game_record_replays_exactly():

@@ -21,6 +21,7 @@ class HumanAgent(Agent):
 
     def step(self, state: State) -> int:
         legal = ", ".join(state.action_to_string(a) for a in state.legal_actions())
+        self.say(str(state))
         while True:
             try:
                 text = self.ask(f"your move ({legal}; q to quit): ")

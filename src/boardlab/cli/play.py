@@ -34,14 +34,13 @@ def play(
         seats.append(HumanAgent() if index == seat - 1 else make_agent(opponent_spec, the_game))
 
     def show(state, player, action) -> None:
-        if player == seat - 1:
-            return
-        console.print(str(state), highlight=False)
-        who = "chance" if player < 0 else seats[player].spec
-        console.print(f"{who} plays {state.action_to_string(action)}\n")
+        # the person sees the board when asked; report the other seats' moves
+        if player != seat - 1:
+            who = "chance" if player < 0 else seats[player].spec
+            console.print(f"{who} plays {state.action_to_string(action)}\n")
 
     try:
-        result = play_game(the_game, seats, seed, on_move=lambda s, p, a: (console.print(str(s), highlight=False) if p == seat - 1 else None, show(s, p, a)))
+        result = play_game(the_game, seats, seed, on_move=show)
     except KeyboardInterrupt:
         console.print("game abandoned")
         raise typer.Exit(1) from None
