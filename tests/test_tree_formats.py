@@ -10,13 +10,13 @@ import struct
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from boardlab.core.errors import FormatError
 from boardlab.trees import binary, csvformat
 from boardlab.trees.generate import random_mcts_tree
 from boardlab.trees.io import load_tree, save_tree
 from boardlab.trees.model import Labels, Tree
+from tree_strategies import trees
 
 # A root "R" with two leaves, written out by hand from the study's description.
 THREE_NODES_BINARY = bytes.fromhex(
@@ -114,29 +114,6 @@ def test_float_text_is_the_shortest_round_trip_repr() -> None:
 
 
 # ---------------------------------------------------------------- round trips
-
-
-@st.composite
-def trees(draw: st.DrawFn) -> Tree:
-    """Random trees of any shape: the parent of each new node is a node on the current rightmost path."""
-    n = draw(st.integers(1, 40))
-    parent = [-1]
-    path = [0]
-    for i in range(1, n):
-        depth = draw(st.integers(0, len(path) - 1))
-        del path[depth + 1 :]
-        parent.append(path[-1])
-        path.append(i)
-    label = st.text(max_size=8)
-    count = st.integers(0, 2**31 - 1)
-    return Tree.from_parents(
-        parent,
-        [""] + draw(st.lists(label, min_size=n - 1, max_size=n - 1)),
-        draw(st.lists(count, min_size=n, max_size=n)),
-        draw(st.lists(count, min_size=n, max_size=n)),
-        draw(st.lists(st.floats(allow_nan=False), min_size=n, max_size=n)),
-        draw(st.lists(label, min_size=n, max_size=n)),
-    )
 
 
 @given(trees())
