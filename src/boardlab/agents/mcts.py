@@ -103,37 +103,61 @@ class GenericSearch:
         self.kernel = make_kernel() if make_kernel is not None and evaluator is None else None
         self.krng = kernel_rng(seed)
         terminal = state.is_terminal()
-        # columns
+        # one entry per node in each column
         self.parent = [-1]
         self.action = [-1]
         self.mover = [max(state.current_player(), 0)]
         self.visits = [0]
         self.total = [0.0]
+        self.mean = [0.0]  # total / visits, kept up to date for selection
+        self.explore = [0.0]  # 1 / sqrt(visits), likewise
         self.wins = [0]
         self.created = [0]
         self.player = [-1 if terminal else state.current_player()]
-        self.first = [-1]
+        self.first = [-1]  # first child (children of a node are contiguous), -1 before expansion
         self.nch = [0]
-        self.prob = [0.0]
+        self.tried = [0]  # children tried so far: they are first..first+tried-1
+        self.prob = [0.0]  # probability of a chance outcome
         self.label: list[str | None] = [None]
         self.term = [terminal]
+        #: state of each expanded node (perfect information), so that a descent applies no moves
+        self.states: list[State | None] = [self.root]
+        #: returns of terminal nodes
+        self.final: dict[int, Any] = {0: state.returns()} if terminal else {}
         self.kids: list[dict[int, int] | None] = [None]  # determinised search only
         self.iterations = 0
+        self.inv_sqrt = [0.0] + [1.0 / math.sqrt(n) for n in range(1, 1024)]
+
+    COLUMNS = ("parent", "action", "mover", "visits", "total", "mean", "explore", "wins", "created", "player",
+               "first", "nch", "tried", "prob", "label", "term", "states", "kids")
 
     # --- the search ------------------------------------------------------------
     def run(self, iterations: int | None, deadline: float | None) -> int:
         iterate = self._iterate_hidden if self.hidden else self._iterate
         done = 0
         clock = time.perf_counter
+        inv_sqrt = self.inv_sqrt
         while iterations is None or done < iterations:
             if deadline is not None and clock() >= deadline:
                 break
+            if self.visits[0] + 2 >= len(inv_sqrt):
+                inv_sqrt.extend(1.0 / math.sqrt(n) for n in range(len(inv_sqrt), 2 * len(inv_sqrt)))
             self.iterations += 1
             iterate(self.iterations)
             done += 1
         return done
 
-    def _expand(self, node: int, state: State) -> None:
+    def _state_of(self, node: int) -> State:
+        """The state of a node about to be expanded: its parent's (always kept) plus one move."""
+        state = self.states[node]
+        if state is None:
+            state = self.states[self.parent[node]].clone()
+            state.apply_action(self.action[node])
+            self.states[node] = state
+        return state
+
+    def _expand(self, node: int) -> None:
+        state = self._state_of(node)
         mover = self.mover[node]
         if self.player[node] == CHANCE:
             outcomes = state.chance_outcomes()
@@ -152,34 +176,28 @@ class GenericSearch:
         self.parent.extend([node] * k)
         self.action.extend(actions)
         self.mover.extend([mover] * k)
-        self.visits.extend([0] * k)
-        self.total.extend([0.0] * k)
-        self.wins.extend([0] * k)
-        self.created.extend([-1] * k)
-        self.player.extend([-1] * k)
-        self.first.extend([-1] * k)
-        self.nch.extend([0] * k)
         self.prob.extend(probs)
-        self.label.extend([None] * k)
-        self.term.extend([False] * k)
+        for name, value in (("visits", 0), ("total", 0.0), ("mean", 0.0), ("explore", 0.0), ("wins", 0),
+                            ("created", -1), ("player", -1), ("first", -1), ("nch", 0), ("tried", 0),
+                            ("label", None), ("term", False), ("states", None), ("kids", None)):
+            getattr(self, name).extend([value] * k)
         self.first[node] = f
         self.nch[node] = k
 
     def _iterate(self, iteration: int) -> None:
-        visits, total, first, nch, action, term = self.visits, self.total, self.first, self.nch, self.action, self.term
-        state = self.root.clone()
+        visits, first, nch, tried, term, player = self.visits, self.first, self.nch, self.tried, self.term, self.player
         node = 0
         path = [0]
         while True:
             if term[node]:
-                ret = state.returns()
+                ret = self.final[node]
                 break
             f = first[node]
             if f < 0:
-                self._expand(node, state)
+                self._expand(node)
                 f = first[node]
             k = nch[node]
-            if self.player[node] == CHANCE:
+            if player[node] == CHANCE:
                 u = self.py.random()
                 best = f
                 prob = self.prob
@@ -189,38 +207,32 @@ class GenericSearch:
                     best += 1
                     acc += prob[best]
             else:
-                best = f
-                nv = visits[node]
-                scale = self.c * math.sqrt(math.log(nv)) if nv > 0 else 0.0
-                best_value = -math.inf
-                sqrt = math.sqrt
-                for ch in range(f, f + k):
-                    nc = visits[ch]
-                    if nc == 0:
-                        best = ch
-                        break
-                    value = total[ch] / nc + scale / sqrt(nc)
-                    if value > best_value:
-                        best_value = value
-                        best = ch
+                t = tried[node]
+                if t < k:  # an untried move first (their order was shuffled at expansion)
+                    best = f + t
+                    tried[node] = t + 1
+                else:
+                    scale = self.c * math.sqrt(math.log(visits[node]))
+                    values = [m + scale * e for m, e in zip(self.mean[f : f + k], self.explore[f : f + k])]
+                    best = f + values.index(max(values))
             path.append(best)
-            a = action[best]
             if visits[best] == 0:
-                ret = self._first_visit(best, a, state, iteration)
+                ret = self._first_visit(best, self.states[node].clone(), iteration)
                 break
-            state.apply_action(a)
             node = best
         self._backpropagate(path, ret)
 
-    def _first_visit(self, node: int, a: int, state: State, iteration: int):
-        """Play the move into a new node, note what the node is, and evaluate it."""
+    def _first_visit(self, node: int, state: State, iteration: int):
+        """Play the move into a new node on ``state`` (its parent's), note what the node is, evaluate it."""
+        a = self.action[node]
         self.label[node] = state.action_to_string(a)
         state.apply_action(a)
         self.created[node] = iteration
         if state.is_terminal():
             self.term[node] = True
             self.player[node] = -1
-            return state.returns()
+            ret = self.final[node] = state.returns()
+            return ret
         self.player[node] = state.current_player()
         return self._simulate(state)
 
@@ -259,31 +271,34 @@ class GenericSearch:
                     a = untried[self.py.randrange(len(untried))]
                     best = children[a] = self._add_child(node, a, player)
             path.append(best)
-            a = self.action[best]
             if visits[best] == 0:
-                ret = self._first_visit(best, a, state, iteration)
+                ret = self._first_visit(best, state, iteration)
                 break
-            state.apply_action(a)
+            state.apply_action(self.action[best])
             node = best
         self._backpropagate(path, ret)
 
     def _add_child(self, node: int, a: int, mover: int) -> int:
         index = len(self.parent)
-        for column, value in (
-            (self.parent, node), (self.action, a), (self.mover, mover), (self.visits, 0), (self.total, 0.0),
-            (self.wins, 0), (self.created, -1), (self.player, -1), (self.first, -1), (self.nch, 0),
-            (self.prob, 0.0), (self.label, None), (self.term, False), (self.kids, None),
-        ):
-            column.append(value)
+        defaults = {"parent": node, "action": a, "mover": mover, "visits": 0, "total": 0.0, "mean": 0.0,
+                    "explore": 0.0, "wins": 0, "created": -1, "player": -1, "first": -1, "nch": 0, "tried": 0,
+                    "prob": 0.0, "label": None, "term": False, "states": None, "kids": None}
+        for name in self.COLUMNS:
+            getattr(self, name).append(defaults[name])
         return index
 
     def _backpropagate(self, path: list[int], ret) -> None:
-        visits, total, wins, mover = self.visits, self.total, self.wins, self.mover
+        visits, total, mean, explore, wins, mover = self.visits, self.total, self.mean, self.explore, self.wins, self.mover
+        inv_sqrt = self.inv_sqrt
         top, bottom = max(ret), min(ret)
         for nd in path:
             r = ret[mover[nd]]
-            visits[nd] += 1
-            total[nd] += r
+            n = visits[nd] + 1
+            visits[nd] = n
+            t = total[nd] + r
+            total[nd] = t
+            mean[nd] = t / n
+            explore[nd] = inv_sqrt[n]
             if r == top and r > bottom:
                 wins[nd] += 1
 
@@ -341,14 +356,14 @@ class GenericSearch:
         keep = subtree_mask(np.asarray(self.parent, dtype=np.int64), node)
         new_id = np.cumsum(keep) - 1
         keep_list = keep.tolist()
-        for name in ("parent", "action", "mover", "visits", "total", "wins", "created", "player",
-                     "first", "nch", "prob", "label", "term", "kids"):
+        for name in self.COLUMNS:
             setattr(self, name, list(compress(getattr(self, name), keep_list)))
+        self.final = {int(new_id[k]): v for k, v in self.final.items() if keep_list[k]}
         self.parent = [int(new_id[p]) if p >= 0 else -1 for p in self.parent]
         self.parent[0] = -1
         self.first = [int(new_id[f]) if f >= 0 else -1 for f in self.first]
         self.created = [0] * len(self.created)
-        self.root = state.clone()
+        self.root = self.states[0] = state.clone()
         self.root_history = list(state.history)
         self.iterations = 0
         return True
