@@ -138,8 +138,8 @@ class GenericSearch:
         clock = time.perf_counter
         inv_sqrt = self.inv_sqrt
         while iterations is None or done < iterations:
-            if deadline is not None and clock() >= deadline:
-                break
+            if deadline is not None and done > 0 and clock() >= deadline:
+                break  # (one iteration always runs, so that there is a move to choose)
             if self.visits[0] + 2 >= len(inv_sqrt):
                 inv_sqrt.extend(1.0 / math.sqrt(n) for n in range(len(inv_sqrt), 2 * len(inv_sqrt)))
             self.iterations += 1
@@ -333,6 +333,9 @@ class GenericSearch:
             state.apply_action(legal[int(self.py.random() * len(legal))])
 
     # --- results, reuse, export --------------------------------------------------
+    def root_visits(self) -> int:
+        return self.visits[0]
+
     def root_children(self) -> list[tuple[int, int, int, float]]:
         """``(action, visits, wins, total)`` of each root child."""
         if self.hidden:
@@ -427,6 +430,19 @@ class MCTSAgent(Agent):
         super().reset(game, player, seed)
         self._search = None
         self._trees = []
+        self._warm_up(game)
+
+    def _warm_up(self, game) -> None:
+        """Load the compiled code this game's searches will use now, not in the first move's time."""
+        if self.config["eval"] is not None:
+            return
+        if game.name == "connect4" and self.config["engine"] != "generic":
+            from boardlab.agents.mcts_connect4 import CompiledConnect4Search
+
+            CompiledConnect4Search(game.new_initial_state(), 0, 1.0).run(1, None)
+        elif getattr(game, "playout_kernel", None) is not None:
+            state = game.new_initial_state()
+            game.playout_kernel().playout_returns(state, kernel_rng(0))
 
     # --- choosing a move ---------------------------------------------------------
     def step(self, state: State) -> int:
@@ -440,8 +456,10 @@ class MCTSAgent(Agent):
             iterations = 1000
         deadline = None if budget is None else start + budget
         search = self._reused(state) or self._new_search(state, player)
+        search_start = time.perf_counter()
         done = search.run(iterations, deadline)
-        seconds = time.perf_counter() - start
+        end = time.perf_counter()
+        seconds = end - search_start
         children = search.root_children()
         visited = [ch for ch in children if ch[1] > 0]
         if not visited:
@@ -456,6 +474,8 @@ class MCTSAgent(Agent):
             "simulations": done,
             "seconds": seconds,
             "simulations_per_second": done / seconds if seconds > 0 else None,
+            "step_seconds": end - start,  # with setup (tree reuse, first use of compiled code)
+            "root_visits": search.root_visits(),
             "children": [
                 {"action": a, "move": state.action_to_string(a), "visits": n, "wins": w, "mean": t / n if n else 0.0}
                 for a, n, w, t in sorted(children, key=lambda ch: -ch[1])

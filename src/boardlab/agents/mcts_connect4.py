@@ -214,6 +214,9 @@ class CompiledConnect4Search:
             grown[: len(arr)] = arr
             self.a[name] = grown
 
+    def root_visits(self) -> int:
+        return int(self.a["visits"][0])
+
     def root_children(self) -> list[tuple[int, int, int, float]]:
         """``(action, visits, wins, total)`` of each root child."""
         a = self.a
