@@ -259,6 +259,7 @@ def test_hidden_information_is_determinised():
     bet = [i for i in tree.children(0) if tree.move[int(i)] == "1"][0]
     assert tree.mean_payout[bet] == pytest.approx(0.0, abs=0.2)
     assert tree.visits[bet] > 50
+    check_tree(tree, 3000)
 
 
 # --- budgets -------------------------------------------------------------------------

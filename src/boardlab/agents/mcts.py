@@ -186,6 +186,8 @@ class GenericSearch:
 
     def _iterate(self, iteration: int) -> None:
         visits, first, nch, tried, term, player = self.visits, self.first, self.nch, self.tried, self.term, self.player
+        mean, explore, c = self.mean, self.explore, self.c
+        sqrt, log = math.sqrt, math.log
         node = 0
         path = [0]
         while True:
@@ -212,8 +214,9 @@ class GenericSearch:
                     best = f + t
                     tried[node] = t + 1
                 else:
-                    scale = self.c * math.sqrt(math.log(visits[node]))
-                    values = [m + scale * e for m, e in zip(self.mean[f : f + k], self.explore[f : f + k])]
+                    scale = c * sqrt(log(visits[node]))
+                    end = f + k
+                    values = [m + scale * e for m, e in zip(mean[f:end], explore[f:end])]
                     best = f + values.index(max(values))
             path.append(best)
             if visits[best] == 0:
