@@ -64,11 +64,6 @@ def kernel_rng(seed: int) -> np.ndarray:
     return np.array([(seed * 0x9E3779B97F4A7C15 | 1) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
-def is_win(returns, payoff: float) -> bool:
-    """Whether ``payoff`` counts as a win among ``returns`` (see the module docstring)."""
-    return payoff == max(returns) and payoff > min(returns)
-
-
 class GenericSearch:
     """One UCT tree over the State API, kept in parallel Python lists (one entry per node).
 
