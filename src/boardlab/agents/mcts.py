@@ -407,9 +407,9 @@ class MCTSAgent(Agent):
         "c": Option("c", float, math.sqrt(2), "UCB exploration constant", non_negative),
         "final": Option("final", str, "visits", "move chosen: most-visited child (visits) or best mean payout (mean)", _one_of("visits", "mean")),
         "seed": Option("seed", int, None, "seed of the search (default: from the game seed)"),
-        "reuse": Option("reuse", bool, False, "keep the subtree of the moves actually played for the next search"),
+        "reuse": Option("reuse", bool, False, "keep the subtree of the moves actually played for the next search (perfect-information games; determinised searches start afresh)"),
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
-        "eval": Option("eval", str, None, "leaf evaluator name (see boardlab.agents.evaluators) instead of full playouts"),
+        "eval": Option("eval", str, None, "leaf evaluator (chess_material, mancala_store, or one added with register_evaluator) instead of full playouts"),
         "eval_plies": Option("eval_plies", int, 0, "random plies played before the evaluator is asked", non_negative),
         "engine": Option("engine", str, "auto", "auto (compiled on connect4 when possible), compiled or generic", _one_of("auto", "compiled", "generic")),
     }
