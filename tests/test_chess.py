@@ -254,3 +254,36 @@ def test_duel_random_random_chess():
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["wins"] + data["draws"] + data["losses"] == 4
+
+
+MATE_IN_ONE = [
+    "7k/8/6K1/8/8/8/8/R7 w - - 0 1",  # Ra8#
+    "6k1/5ppp/8/8/8/8/8/4R1K1 w - - 0 1",  # Re8#, back rank
+    "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 4 4",  # Qxf7#, scholar's mate
+    "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2",  # Qh4#, fool's mate
+    "6k1/8/6K1/8/8/8/8/7Q w - - 0 1",  # Qa8# (Qh7+ lets the king out to f8)
+    "k7/8/1K6/8/8/8/8/7R w - - 0 1",  # Rh8#
+    "6rk/6pp/8/6N1/8/8/8/6K1 w - - 0 1",  # Nf7#, smothered
+    "3k4/8/3K4/8/8/8/8/5Q2 w - - 0 1",  # Qf8#
+    "2kr4/ppp5/8/8/8/8/5PPP/3R2K1 b - - 0 1",  # Rxd1#
+    "r5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1",  # Ra1#
+    "4k3/8/4K3/8/8/8/8/1R6 w - - 0 1",  # Rb8#
+    "rnbqkbnr/ppppp2p/5p2/6p1/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3",  # Qh5#
+    "6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1",  # Qd8#
+]
+
+
+@pytest.mark.parametrize("index", range(len(MATE_IN_ONE)))
+def test_uct_with_material_evaluation_finds_mate_in_one(index):
+    from boardlab.agents.registry import make_agent
+
+    game = make("chess")
+    state = game.state_from_fen(MATE_IN_ONE[index])
+    agent = make_agent("mcts:iterations=300,eval=chess_material", game)
+    agent.reset(game, state.current_player(), seed=index)
+    action = agent.step(state)
+    after = state.clone()
+    after.apply_action(action)
+    assert after.end_reason() == "checkmate", f"{state.action_to_string(action)} does not mate in {MATE_IN_ONE[index]}"
+    # and the position was not a trivial one: most moves do not mate
+    assert len(state.legal_actions()) >= 5
