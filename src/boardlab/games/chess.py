@@ -167,14 +167,10 @@ class ChessState(State):
     def _legal_moves(self) -> dict[int, chess.Move]:
         moves = self._moves
         if moves is None:
-            moves = {}
-            for move in self.board.generate_legal_moves():
-                promotion = move.promotion
-                if promotion is None or promotion == chess.QUEEN:
-                    moves[move.from_square * 64 + move.to_square] = move
-                else:
-                    moves[encode_move(move)] = move
-            self._moves = moves
+            moves = self._moves = {
+                (m.from_square * 64 + m.to_square if m.promotion is None or m.promotion == chess.QUEEN else encode_move(m)): m
+                for m in self.board.generate_legal_moves()
+            }
         return moves
 
     def end_reason(self) -> str:
@@ -206,11 +202,14 @@ class ChessState(State):
     def legal_actions(self, player: int | None = None) -> list[int]:
         if self.end_reason():
             return []
-        return sorted(self._legal_moves())
+        return sorted(self._moves)  # end_reason() generated them
 
     def apply_action(self, action: int) -> None:
-        move = self._legal_moves().get(action)
-        if move is None or self.end_reason():
+        end = self._end
+        if end is None:
+            end = self.end_reason()  # generates the legal moves too
+        move = self._moves.get(action)  # type: ignore[union-attr]
+        if move is None or end:
             raise self._illegal(action)
         self.board.push(move)
         self.history.append(action)
@@ -218,7 +217,8 @@ class ChessState(State):
         self._end = None
 
     def is_terminal(self) -> bool:
-        return bool(self.end_reason())
+        end = self._end
+        return bool(self.end_reason() if end is None else end)
 
     def returns(self) -> list[float]:
         if self.end_reason() != "checkmate":
