@@ -1,0 +1,86 @@
+"""A tiny test-only game for three or more players, and a greedy agent for it.
+
+*Sum race*: for ``rounds`` rounds every player in turn adds 1, 2 or 3 points
+to their own score; the highest score wins. The greedy agent always adds 3,
+so it beats random players and ties with other greedy players.
+Imported by the arena tests; registering here makes the game and agent known
+to the tests' worker processes too (the tournament's job carries the entries).
+"""
+
+from __future__ import annotations
+
+from boardlab.agents.base import Agent
+from boardlab.agents.registry import register_agent
+from boardlab.core.game import TERMINAL, Game, State
+from boardlab.core.params import Option
+from boardlab.core.registry import register_game
+
+
+class SumRace(Game):
+    name = "sumrace"
+    long_name = "Sum race (test game)"
+    parameters = {
+        "players": Option("players", int, 3, "number of players"),
+        "rounds": Option("rounds", int, 3, "rounds"),
+    }
+    min_players = 2
+    max_players = 5
+
+    def num_players(self) -> int:
+        return self.params["players"]
+
+    def num_distinct_actions(self) -> int:
+        return 3
+
+    def new_initial_state(self, seed: int | None = None) -> "SumRaceState":
+        return SumRaceState(self, seed)
+
+
+class SumRaceState(State):
+    def __init__(self, game: SumRace, seed: int | None) -> None:
+        self.game = game
+        self.seed = seed
+        self.history = []
+        self.totals = [0] * game.num_players()
+
+    def current_player(self) -> int:
+        return TERMINAL if self.is_terminal() else len(self.history) % self.game.num_players()
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        return [] if self.is_terminal() else [0, 1, 2]
+
+    def apply_action(self, action: int) -> None:
+        if self.is_terminal() or action not in (0, 1, 2):
+            raise self._illegal(action)
+        self.totals[self.current_player()] += action + 1
+        self.history.append(action)
+
+    def clone(self) -> "SumRaceState":
+        other = SumRaceState(self.game, self.seed)
+        other.history = list(self.history)
+        other.totals = list(self.totals)
+        return other
+
+    def is_terminal(self) -> bool:
+        return len(self.history) >= self.game.num_players() * self.game.params["rounds"]
+
+    def scores(self) -> list[float]:
+        return [float(t) for t in self.totals]
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0] * len(self.totals)
+        mean = sum(self.totals) / len(self.totals)
+        return [t - mean for t in self.totals]
+
+
+class GreedyAgent(Agent):
+    name = "greedy"
+    summary = "always the largest action"
+
+    def step(self, state: State) -> int:
+        return max(state.legal_actions())
+
+
+register_game("sumrace", "arena_toy:SumRace")
+register_agent("greedy", "arena_toy:GreedyAgent")
