@@ -13,10 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 from rich.text import Text
 
-from boardlab.arena.backends import default_workers
-from boardlab.arena.report import TABLE_TITLES, build_report, table_rows, tournament_section, write_report
-from boardlab.arena.store import ResultStore, default_store_path
-from boardlab.arena.tournament import play_missing, prepare
+from boardlab.arena.store import default_store_path
 from boardlab.cli.app import command, console, err_console, print_json
 from boardlab.core.errors import BoardlabError
 
@@ -35,6 +32,8 @@ class GamesPerSecondColumn(ProgressColumn):
 
 
 def _print_tables(section: dict[str, Any], thresholds: list[float]) -> None:
+    from boardlab.arena.report import TABLE_TITLES, table_rows
+
     console.print(
         f"[bold]tournament {section['id']}[/]: {section['game']}, {section['format']}, "
         f"{section['players']} players per game, {section['finished_games']}/{section['total_games']} games"
@@ -108,6 +107,12 @@ def tournament(
     seed) and plays only the games that are missing. Then prints results and ratings; [b]boardlab report[/] gives the
     full tables and plots.
     """
+    # imported here: scipy and the process pool machinery would slow down every other command
+    from boardlab.arena.backends import default_workers
+    from boardlab.arena.report import tournament_section
+    from boardlab.arena.store import ResultStore
+    from boardlab.arena.tournament import play_missing, prepare
+
     specs = list(agents) + list(ctx.args)
     if ctx.args and len(agents) > 1:
         raise BoardlabError("write all agents after one --agents flag, or repeat --agents before each agent, not both")
@@ -175,6 +180,9 @@ def report(
     ),
 ) -> None:
     """Print a tournament's tables and write a Markdown report with plots (ratings, score histograms, seats)."""
+    from boardlab.arena.report import build_report, write_report
+    from boardlab.arena.store import ResultStore
+
     limits = _thresholds(thresholds)
     path = store_path if store_path is not None else default_store_path()
     if not path.exists():
