@@ -123,10 +123,10 @@ def table_rows(section: dict[str, Any], thresholds: Sequence[float]) -> dict[str
     )
     above = [f"% > {t:g}" for t in thresholds]
     tables["scores"] = (
-        ["players", "agent", "N", "MAX", "MIN", "AVG", "95 % interval", "σ", "MED", *above],
-        [[str(r["players"]), r["agent"], str(r["n"]), _num(r["max"]), _num(r["min"]), _num(r["mean"], 2),
-          f"{_num(r['mean_low'], 2)} – {_num(r['mean_high'], 2)}", _num(r["sd"], 2), _num(r["median"]),
-          *[f"{_pct(a['share'])} ({_pct(a['low'])} – {_pct(a['high'])})" for a in r["above"]]]
+        ["players", "agent", "N", "MAX", "MIN", "AVG (95 %)", "σ", "MED", *above],
+        [[str(r["players"]), r["agent"], str(r["n"]), _num(r["max"]), _num(r["min"]),
+          f"{_num(r['mean'], 2)} ({_num(r['mean_low'], 2)}–{_num(r['mean_high'], 2)})", _num(r["sd"], 2), _num(r["median"]),
+          *[f"{_pct(a['share'])} ({_pct(a['low'])}–{_pct(a['high'])})" for a in r["above"]]]
          for r in section["score_table"]],
     )
     return tables
