@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Iterator, Sequence
 
@@ -67,6 +68,24 @@ def run_process_pool(job: Job, games: Sequence[ScheduledGame], workers: int) -> 
         executor.shutdown(wait=True, cancel_futures=True)
 
 
+def start_local_ray(cpus: int) -> None:
+    """Start a local Ray instance with ``cpus`` CPUs whose workers import what this process imports.
+
+    The workers get this process's ``sys.path`` as ``PYTHONPATH``, so boardlab
+    and plug-in modules are found even when they are not installed.
+    """
+    import ray
+
+    paths = [p for p in sys.path if p and os.path.isdir(p)]
+    ray.init(
+        num_cpus=cpus,
+        include_dashboard=False,
+        logging_level=logging.ERROR,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}},
+    )
+
+
 def run_ray(job: Job, games: Sequence[ScheduledGame], workers: int, address: str | None = None) -> Iterator[GameResult]:
     """Play on a Ray cluster (``address``) or on a local Ray instance with ``workers`` CPUs.
 
@@ -84,7 +103,7 @@ def run_ray(job: Job, games: Sequence[ScheduledGame], workers: int, address: str
             if address:
                 ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
             else:
-                ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+                start_local_ray(workers)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise BoardlabError(f"cannot start or reach Ray{f' at {address}' if address else ''}: {exc}") from None
         started = True
