@@ -180,8 +180,22 @@ def test_sigkill_then_rerun_resumes_without_losing_or_doubling_games(tmp_path):
                     pass
             assert process.poll() is None, "the tournament ended before it could be killed"
             time.sleep(0.02)
-        os.killpg(process.pid, signal.SIGKILL)  # the parent and its pool, at once
+        process.send_signal(signal.SIGKILL)  # the parent only: its pool workers must notice and exit
+        process.wait()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(process.pid, 0)  # any process left in the tournament's session?
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("pool workers outlived the killed tournament")
     finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # whatever is left, if the test failed
+        except ProcessLookupError:
+            pass
         process.wait()
     stored, distinct = _count(store)
     assert 10 <= stored < 900 and stored == distinct

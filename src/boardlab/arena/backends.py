@@ -13,6 +13,8 @@ import logging
 import multiprocessing
 import os
 import sys
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Iterator, Sequence
 
@@ -43,12 +45,32 @@ def run_serial(job: Job, games: Sequence[ScheduledGame]) -> Iterator[GameResult]
         yield from play_chunk(job, [scheduled])
 
 
+def _exit_with(parent: int) -> None:
+    """Pool worker initializer: exit when the tournament process is gone.
+
+    A tournament killed with SIGKILL cannot shut its pool down; without this
+    its workers would wait for work forever.
+    """
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # a process of another user took the id: ours is gone
+                os._exit(1)
+
+    threading.Thread(target=watch, name="boardlab-parent-watch", daemon=True).start()
+
+
 def run_process_pool(job: Job, games: Sequence[ScheduledGame], workers: int) -> Iterator[GameResult]:
     """A pool of ``workers`` fresh (forkserver) processes; fork is unsafe with numba and torch threads."""
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     chunks = chunked(games, workers)
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_exit_with, initargs=(os.getpid(),))
     try:
         # keep a bounded number of chunks in flight so a huge tournament does not queue everything
         pending = set()

@@ -13,7 +13,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 from rich.text import Text
 
-from boardlab.arena.store import default_store_path
 from boardlab.cli.app import command, console, err_console, print_json
 from boardlab.core.errors import BoardlabError
 
@@ -21,7 +20,9 @@ GAME_KEYS = "type ('game'), tournament, index, seed, seats, agents, returns, sco
 SUMMARY_KEYS = (
     "type ('summary'), tournament, store, config {game, agents, players, games, format, seed}, total_games, "
     "already_stored, played, seconds, games_per_second, agent_table [{agent, games, wins, draws, losses, win_rate, "
-    "win_low, win_high, mean_rank, rank_low, rank_high}], rating_model ('elo' or 'openskill'), ratings"
+    "win_low, win_high, mean_rank, rank_low, rank_high}], rating_model ('elo' or 'openskill'), ratings "
+    "(elo: {model, ratings [{agent, elo, low, high, games}], first_seat_advantage {elo, low, high}, bootstrap}; "
+    "openskill: {model, ratings [{agent, mu, sigma, low, high, ordinal, games}]})"
 )
 
 
@@ -89,7 +90,7 @@ def tournament(
     ),
     seed: int = typer.Option(0, "--seed", "-s", help="Tournament seed; game i is played with seed derive_seed(S, i)."),
     store_path: Optional[Path] = typer.Option(
-        None, "--store", help=f"Results store (SQLite); default {default_store_path()}."
+        None, "--store", help="Results store (SQLite); default $XDG_DATA_HOME/boardlab/results.sqlite or ~/.local/share/boardlab/results.sqlite."
     ),
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w", help="Parallel workers; default: the CPU cores. 1 plays in this process."
@@ -165,7 +166,7 @@ def tournament(
 
 @command("report")
 def report(
-    store_path: Optional[Path] = typer.Argument(None, help=f"Results store; default {default_store_path()}."),
+    store_path: Optional[Path] = typer.Argument(None, help="Results store; default $XDG_DATA_HOME/boardlab/results.sqlite or ~/.local/share/boardlab/results.sqlite."),
     tournament_ids: List[str] = typer.Option(
         [], "--tournament", "-t", help="Tournament id or its first digits; repeat for several; default: the latest."
     ),
