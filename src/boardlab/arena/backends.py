@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -63,6 +64,8 @@ def _exit_with(parent: int) -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="boardlab-parent-watch", daemon=True).start()
+    # Ctrl-C reaches the whole process group; the tournament process handles it, workers just stop when told
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_process_pool(job: Job, games: Sequence[ScheduledGame], workers: int) -> Iterator[GameResult]:

@@ -145,7 +145,15 @@ def tournament(
                     print_json({"type": "game", "tournament": tid, **update.result.to_dict(),
                                 "done": update.done, "total": update.total})
 
-            already, played = play_missing(config, store, command_line, workers, backend, address, on_game)
+            try:
+                already, played = play_missing(config, store, command_line, workers, backend, address, on_game)
+            except KeyboardInterrupt:
+                stored = len(store.finished_indices(tid))
+                err_console.print(
+                    f"interrupted: {stored} of {total} games are stored in {store.path}; "
+                    "run the same command again to play the rest"
+                )
+                raise typer.Exit(130) from None
             progress.update(task, completed=already + played)
         seconds = time.perf_counter() - start
         info = store.tournament(tid)
