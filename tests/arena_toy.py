@@ -82,5 +82,14 @@ class GreedyAgent(Agent):
         return max(state.legal_actions())
 
 
+class CheaterAgent(Agent):
+    name = "cheater"
+    summary = "plays an action that does not exist (to test error reports)"
+
+    def step(self, state: State) -> int:
+        return 99
+
+
 register_game("sumrace", "arena_toy:SumRace")
 register_agent("greedy", "arena_toy:GreedyAgent")
+register_agent("cheater", "arena_toy:CheaterAgent")

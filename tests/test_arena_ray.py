@@ -5,12 +5,14 @@ start-up is the slow part.
 """
 
 import arena_toy  # noqa: F401  (registers the 3-player test game and the greedy agent)
+import pytest
 import ray
 
 from boardlab.arena.backends import start_local_ray
 from boardlab.arena.store import ResultStore
 from boardlab.arena.tournament import play_missing, prepare
 from boardlab.arena.worker import Job, play_scheduled
+from boardlab.core.errors import IllegalActionError
 
 
 def games_of(config, path, **how):
@@ -40,6 +42,10 @@ def test_ray_backend_matches_serial_and_process_pool_and_resumes(tmp_path):
                 store.add_game(config.id, play_scheduled(job, scheduled))
             assert play_missing(config, store, workers=2, backend="ray") == (4, 6)
             assert [g.index for g in store.games(config.id)] == list(range(10))
+        # an illegal move on a Ray worker is reported as the boardlab error it is
+        cheat = prepare("sumrace", ["greedy", "random", "cheater"], players=3, games=3)
+        with ResultStore(tmp_path / "cheat.sqlite") as store, pytest.raises(IllegalActionError, match="cheater chose illegal"):
+            play_missing(cheat, store, workers=2, backend="ray")
         assert ray.is_initialized()  # a running Ray instance is used and left running
     finally:
         ray.shutdown()

@@ -19,7 +19,7 @@ from boardlab.arena.store import ResultStore, default_store_path
 from boardlab.arena.tournament import play_missing, prepare
 from boardlab.arena.worker import Job, play_scheduled
 from boardlab.cli import app
-from boardlab.core.errors import BoardlabError, SpecError
+from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
 from boardlab.core.records import GameRecord
 from boardlab.core.rng import derive_seed
 
@@ -156,6 +156,15 @@ def test_process_pool_plays_the_same_games_as_serial_play(tmp_path):
             assert play_missing(config, store, workers=workers) == (0, 9)
             results[workers] = [(g.index, g.seats, g.returns, g.scores, g.record["actions"]) for g in store.games(config.id)]
     assert results[1] == results[2]
+
+
+def test_an_illegal_move_in_a_worker_is_reported_as_itself_and_finished_games_stay(tmp_path):
+    config = prepare("sumrace", ["greedy", "random", "cheater"], players=3, games=3)
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        with pytest.raises(IllegalActionError, match="agent cheater chose illegal action 99"):
+            play_missing(config, store, workers=2)
+        with pytest.raises(IllegalActionError, match="agent cheater chose illegal action 99"):
+            play_missing(config, store, workers=1)
 
 
 def _count(path):

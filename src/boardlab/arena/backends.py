@@ -142,7 +142,14 @@ def run_ray(job: Job, games: Sequence[ScheduledGame], workers: int, address: str
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
-                yield from ray.get(ref)
+                try:
+                    chunk_results = ray.get(ref)
+                except ray.exceptions.RayTaskError as exc:
+                    # a user error in a game (an illegal move, a bad spec) is reported as itself
+                    if isinstance(getattr(exc, "cause", None), BoardlabError):
+                        raise exc.cause from None
+                    raise
+                yield from chunk_results
                 nxt = next(queue, None)
                 if nxt is not None:
                     pending.append(remote_chunk.remote(job_ref, nxt))
