@@ -249,6 +249,11 @@ def seats_plot(report: dict[str, Any], path: Path) -> None:
     errors = np.array([[r["win_rate"] - r["win_low"] for _, r in rows], [r["win_high"] - r["win_rate"] for _, r in rows]])
     if rows:
         ax.bar(range(len(rows)), 100 * rates, yerr=100 * errors, capsize=4, color="#8172B2")
+        # a seat without advantage wins 1/K of the games (less when draws are common)
+        for i, (_, r) in enumerate(rows):
+            ax.hlines(100 / r["players"], i - 0.4, i + 0.4, colors="gray", linestyles="dashed",
+                      label="1 / players" if i == 0 else None)
+        ax.legend(fontsize=8)
         ax.set_xticks(range(len(rows)), labels, rotation=45, ha="right", fontsize=8)
     ax.set_ylabel("win % (Wilson 95 %)")
     ax.set_title("Win rate by seat", fontsize=10)
