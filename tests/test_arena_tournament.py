@@ -12,6 +12,8 @@ from pathlib import Path
 
 import arena_toy  # noqa: F401  (registers the 3-player test game and the greedy agent)
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from boardlab.arena.schedule import make_schedule
@@ -42,6 +44,19 @@ def test_round_robin_seats_every_agent_in_every_seat_equally_often(agents, playe
     assert all(len(set(g.seats)) == players for g in schedule)
     assert set(groups.values()) == {games}
     assert [g.index for g in schedule] == list(range(len(schedule)))
+
+
+@given(agents=st.integers(2, 6), players=st.integers(2, 4), rounds=st.integers(1, 3),
+       fmt=st.sampled_from(["round-robin", "gauntlet"]), seed=st.integers(0, 2**40))
+def test_any_balanced_schedule_seats_each_agent_equally_often(agents, players, rounds, fmt, seed):
+    assume(players <= agents)
+    games = players * rounds  # a multiple of K: the rotation covers every seat equally
+    schedule = make_schedule(agents, players, games, fmt, seed)
+    per_agent_seat = seat_counts(schedule)
+    for agent in range(agents):
+        assert len({per_agent_seat[(agent, seat)] for seat in range(players)}) == 1
+    assert all(len(set(g.seats)) == players for g in schedule)
+    assert [g.seed for g in schedule] == [derive_seed(seed, i) for i in range(len(schedule))]
 
 
 def test_gauntlet_puts_the_first_agent_in_every_game_and_balances_seats():
