@@ -3,17 +3,23 @@
 *Sum race*: for ``rounds`` rounds every player in turn adds 1, 2 or 3 points
 to their own score; the highest score wins. The greedy agent always adds 3,
 so it beats random players and ties with other greedy players.
-Imported by the arena tests; registering here makes the game and agent known
-to the tests' worker processes too (the tournament's job carries the entries).
+The arena tests register them only while they run (:func:`registered`), so
+other tests never see them; a tournament's job carries the registry entries
+to its worker processes.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
+import pytest
+
+from boardlab.agents import registry as agent_registry
 from boardlab.agents.base import Agent
-from boardlab.agents.registry import register_agent
+from boardlab.core import registry as game_registry
 from boardlab.core.game import TERMINAL, Game, State
 from boardlab.core.params import Option
-from boardlab.core.registry import register_game
 
 
 class SumRace(Game):
@@ -90,6 +96,11 @@ class CheaterAgent(Agent):
         return 99
 
 
-register_game("sumrace", "arena_toy:SumRace")
-register_agent("greedy", "arena_toy:GreedyAgent")
-register_agent("cheater", "arena_toy:CheaterAgent")
+@contextmanager
+def registered() -> Iterator[None]:
+    """The sumrace game and the greedy and cheater agents, known to the registries inside the block."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(game_registry._GAMES, "sumrace", "arena_toy:SumRace")
+        for name, target in (("greedy", "arena_toy:GreedyAgent"), ("cheater", "arena_toy:CheaterAgent")):
+            patch.setitem(agent_registry._AGENTS, name, agent_registry.AgentEntry(name, target))
+        yield

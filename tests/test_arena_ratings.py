@@ -3,7 +3,7 @@
 import json
 import math
 
-import arena_toy  # noqa: F401  (registers the 3-player test game and the greedy agent)
+import arena_toy
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -13,6 +13,13 @@ from boardlab.arena.ratings import bradley_terry, openskill_from_results
 from boardlab.arena.store import GameResult, ResultStore
 from boardlab.arena.tournament import play_missing, prepare
 from boardlab.cli import app
+
+
+@pytest.fixture(scope="module", autouse=True)
+def toy_game():
+    with arena_toy.registered():
+        yield
+
 
 runner = CliRunner()
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -4,7 +4,7 @@ One test function, so that parallel test runs (pytest -n) start Ray once: its
 start-up is the slow part.
 """
 
-import arena_toy  # noqa: F401  (registers the 3-player test game and the greedy agent)
+import arena_toy
 import pytest
 import ray
 
@@ -13,6 +13,12 @@ from boardlab.arena.store import ResultStore
 from boardlab.arena.tournament import play_missing, prepare
 from boardlab.arena.worker import Job, play_scheduled
 from boardlab.core.errors import IllegalActionError
+
+
+@pytest.fixture(scope="module", autouse=True)
+def toy_game():
+    with arena_toy.registered():
+        yield
 
 
 def games_of(config, path, **how):

@@ -10,7 +10,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import arena_toy  # noqa: F401  (registers the 3-player test game and the greedy agent)
+import arena_toy
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -24,6 +24,13 @@ from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
 from boardlab.core.records import GameRecord
 from boardlab.core.rng import derive_seed
+
+
+@pytest.fixture(scope="module", autouse=True)
+def toy_game():
+    with arena_toy.registered():
+        yield
+
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
