@@ -85,10 +85,11 @@ def run_process_pool(job: Job, games: Sequence[ScheduledGame], workers: int) -> 
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                yield from future.result()
-                nxt = next(queue, None)
+                finished = future.result()
+                nxt = next(queue, None)  # refill first, so workers play while this process commits
                 if nxt is not None:
                     pending.add(executor.submit(play_chunk, job, nxt))
+                yield from finished
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
 
@@ -143,16 +144,16 @@ def run_ray(job: Job, games: Sequence[ScheduledGame], workers: int, address: str
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
                 try:
-                    chunk_results = ray.get(ref)
+                    finished = ray.get(ref)
                 except ray.exceptions.RayTaskError as exc:
                     # a user error in a game (an illegal move, a bad spec) is reported as itself
                     if isinstance(getattr(exc, "cause", None), BoardlabError):
                         raise exc.cause from None
                     raise
-                yield from chunk_results
-                nxt = next(queue, None)
+                nxt = next(queue, None)  # refill first, so workers play while this process commits
                 if nxt is not None:
                     pending.append(remote_chunk.remote(job_ref, nxt))
+                yield from finished
     finally:
         if started:
             ray.shutdown()
