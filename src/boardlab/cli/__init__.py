@@ -3,6 +3,7 @@
 from boardlab.cli import catalogue, duel, play, tour  # noqa: F401  (registers commands)
 from boardlab.cli import search  # noqa: F401  (registers commands)
 from boardlab.cli import tree  # noqa: F401  (boardlab tree ...)
+from boardlab.cli import tournament  # noqa: F401
 from boardlab.cli.app import app
 
 

@@ -1,0 +1,95 @@
+"""Playing scheduled games in any process: the part of a tournament that runs on workers.
+
+Everything a worker needs travels in a :class:`Job` (plain data, so it pickles
+for a process pool or Ray): the game spec, the agent specs, and the registry
+entries for them, so that games and agents registered at run time (plug-ins,
+tests) are found in a fresh worker process too.
+
+Agents are made afresh for every game, so a game's result depends only on its
+seed and seating, never on which games the same worker played before.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from boardlab.agents import registry as agent_registry
+from boardlab.arena.play import play_game
+from boardlab.arena.schedule import ScheduledGame
+from boardlab.arena.store import GameResult
+from boardlab.core import registry as game_registry
+from boardlab.core.game import Game
+
+
+@dataclass(frozen=True)
+class Job:
+    game: str                          # full game spec, players included
+    agents: tuple[str, ...]            # agent specs, by agent number
+    game_targets: tuple[tuple[str, str], ...] = ()   # (name, "module:Class") registry entries
+    agent_targets: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def for_specs(cls, game: str, agents: Sequence[str]) -> "Job":
+        """A job carrying the registry entries its game and agents are made from."""
+        from boardlab.core.params import parse_spec
+
+        game_name = parse_spec(game)[0]
+        agent_names = sorted({parse_spec(spec)[0] for spec in agents})
+        return cls(
+            game=game,
+            agents=tuple(agents),
+            game_targets=((game_name, game_registry._GAMES[game_name]),),
+            agent_targets=tuple((name, agent_registry._AGENTS[name].target) for name in agent_names),
+        )
+
+
+_games: dict[Job, Game] = {}
+
+
+def _game_for(job: Job) -> Game:
+    game = _games.get(job)
+    if game is None:
+        for name, target in job.game_targets:
+            game_registry._GAMES.setdefault(name, target)
+        for name, target in job.agent_targets:
+            if name not in agent_registry._AGENTS:
+                agent_registry.register_agent(name, target)
+        game = _games[job] = game_registry.make(job.game)
+    return game
+
+
+def final_scores(game: Game, record: Any) -> list[float] | None:
+    """``state.scores()`` of the game's final state, when the game keeps scores."""
+    probe = game.new_initial_state(record.seed)
+    if not callable(getattr(probe, "scores", None)):
+        return None
+    state = game.state_from_history(record.actions, record.seed)
+    return [float(s) for s in state.scores()]
+
+
+def play_scheduled(job: Job, scheduled: ScheduledGame) -> GameResult:
+    """Play one scheduled game and return what the store keeps of it."""
+    from boardlab.agents.registry import make_agent
+
+    game = _game_for(job)
+    start = time.perf_counter()
+    agents = [make_agent(job.agents[number], game) for number in scheduled.seats]
+    record = play_game(game, agents, scheduled.seed)
+    seconds = time.perf_counter() - start
+    return GameResult(
+        index=scheduled.index,
+        seed=scheduled.seed,
+        seats=list(scheduled.seats),
+        agents=list(record.agents),
+        returns=[float(r) for r in record.returns],
+        scores=final_scores(game, record),
+        record=record.to_dict(),
+        seconds=seconds,
+    )
+
+
+def play_chunk(job: Job, chunk: Sequence[ScheduledGame]) -> list[GameResult]:
+    """Play several scheduled games (one task for a worker, to save round trips)."""
+    return [play_scheduled(job, scheduled) for scheduled in chunk]
