@@ -16,6 +16,8 @@ from boardlab.core.params import parse_spec
 #: built-in games; other packages add theirs with register_game
 _GAMES: dict[str, str] = {
     "connect4": "boardlab.games.connect4:ConnectFour",
+    "mancala": "boardlab.games.mancala:Mancala",
+    "chess": "boardlab.games.chess:Chess",
 }
 
 

@@ -1,0 +1,385 @@
+"""Kalah, the common Mancala of the West: ``Kalah(pits, seeds)``, default Kalah(6,4).
+
+Board layout (one flat list, as in OpenSpiel's ``mancala``): South (player 0,
+the lower row, moves first) owns pits ``0..pits-1`` and its store at index
+``pits``; North (player 1) owns pits ``pits+1..2*pits`` and its store at
+index ``2*pits+1``. Sowing goes up the indices (counter-clockwise seen from
+South) and wraps, so the pit opposite index ``i`` is ``2*pits - i``.
+
+Rules (see ``/work/shared/data/rules-kalah.md``):
+
+* a move takes every seed of one non-empty own pit and sows them one by one
+  into the following pits and the mover's own store, skipping the opponent's
+  store; with ``2*pits+1`` seeds or more the sowing laps the board and *does*
+  sow into the origin pit (unlike Oware);
+* the last seed in the mover's own store gives another turn: the same player
+  moves again, and :meth:`MancalaState.current_player` says so;
+* capture: the last seed lands in an own pit that was empty (it now holds one
+  seed). With ``empty_capture=false`` (the common rule, Wikipedia and
+  OpenSpiel) that seed and the seeds of the opposite pit go to the mover's
+  store only when the opposite pit is non-empty; with ``empty_capture=true``
+  (the Kalaha of some rule books) the lone last seed goes to the store even
+  when the opposite pit is empty;
+* the game ends as soon as one side's pits are all empty (checked after every
+  move, whoever is to move); each player then puts the seeds left on their
+  own side into their own store, and the larger store wins (+1/-1, 0 for equal).
+
+Actions are pit numbers ``0..pits-1`` counted from the mover's left, so the
+same action means the same thing to both players. People name pits by
+letter: South's pits are ``a b c ...`` left to right (seen from South),
+North's ``A B C ...`` left to right seen from North (so North's ``A`` lies
+opposite South's last pit). :meth:`MancalaState.string_to_action` accepts
+the mover's letter in either case or the pit number ``1..pits``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import string
+from typing import Any, Mapping, Sequence
+
+from boardlab.core.errors import BoardlabError, IllegalActionError
+from boardlab.core.game import TERMINAL, Game, State
+from boardlab.core.params import Option
+
+PLAYER_NAMES = ("South", "North")
+MAX_PITS = 26  # one letter per pit
+
+
+def _pits_in_range(value: int) -> str | None:
+    return None if 1 <= value <= MAX_PITS else f"must be between 1 and {MAX_PITS}"
+
+
+def _at_least_one(value: int) -> str | None:
+    return None if value >= 1 else "must be at least 1"
+
+
+class Mancala(Game):
+    name = "mancala"
+    long_name = "Mancala (Kalah)"
+    parameters = {
+        "pits": Option("pits", int, 6, "pits per side", _pits_in_range),
+        "seeds": Option("seeds", int, 4, "seeds per pit at the start", _at_least_one),
+        "empty_capture": Option(
+            "empty_capture", bool, False,
+            "capture the lone last seed even when the opposite pit is empty (false: only when it holds seeds)",
+        ),
+    }
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.pits: int = self.params["pits"]
+        self.seeds: int = self.params["seeds"]
+        self.empty_capture: bool = self.params["empty_capture"]
+        self.size = 2 * self.pits + 2
+        self.stores = (self.pits, 2 * self.pits + 1)
+        self._kernel = None
+
+    def num_distinct_actions(self) -> int:
+        return self.pits
+
+    def total_seeds(self) -> int:
+        return 2 * self.pits * self.seeds
+
+    def new_initial_state(self, seed: int | None = None) -> "MancalaState":
+        return MancalaState(self, seed)
+
+    def split_moves(self, text: str) -> list[str]:
+        # "adbF": one letter per move, when written without separators
+        stripped = text.strip()
+        if stripped.isalpha():
+            return list(stripped)
+        return super().split_moves(text)
+
+    def state_from_board(
+        self,
+        south: Sequence[int],
+        north: Sequence[int],
+        stores: Sequence[int] = (0, 0),
+        to_move: int = 0,
+    ) -> "MancalaState":
+        """A position of its own (no history) from seed counts.
+
+        ``south`` lists South's pits a, b, c, ... and ``north`` North's pits
+        A, B, C, ... (each from its owner's left); ``stores`` is (South's,
+        North's). A position with an empty side is over, and is swept at once.
+        """
+        pits = self.pits
+        if len(south) != pits or len(north) != pits:
+            raise BoardlabError(f"a position of this game has {pits} pits per side")
+        if len(stores) != 2 or to_move not in (0, 1):
+            raise BoardlabError("stores are (South's, North's) and to_move is 0 (South) or 1 (North)")
+        board = [int(v) for v in south] + [int(stores[0])] + [int(v) for v in north] + [int(stores[1])]
+        if any(v < 0 for v in board):
+            raise BoardlabError("seed counts cannot be negative")
+        return MancalaState(self, None, start=(tuple(board), to_move))
+
+    def state_from_json(self, doc: str | Mapping[str, Any]) -> "MancalaState":
+        data = json.loads(doc) if isinstance(doc, str) else dict(doc)
+        start = data.get("start")
+        if start is None:
+            return super().state_from_json(data)  # type: ignore[return-value]
+        if data.get("game") != self.name:
+            raise BoardlabError(f"state is for game {data.get('game')!r}, not {self.name!r}")
+        try:
+            board, to_move = start["board"], int(start["to_move"])
+        except (KeyError, TypeError, ValueError):
+            raise BoardlabError("state 'start' must be {board: [...], to_move: 0 or 1}") from None
+        if len(board) != self.size:
+            raise BoardlabError(f"state 'start' board has {len(board)} places, this game has {self.size}")
+        pits = self.pits
+        state = self.state_from_board(board[:pits], board[pits + 1: 2 * pits + 1], (board[pits], board[-1]), to_move)
+        state.seed = data.get("seed")
+        for index, action in enumerate(data.get("history", [])):
+            try:
+                state.apply_action(int(action))
+            except IllegalActionError as exc:
+                raise IllegalActionError(f"move {index + 1} of the history: {exc}") from None
+        return state
+
+    def playout_kernel(self) -> "Any":
+        """The compiled random-playout kernel for this board (built once, numba)."""
+        if self._kernel is None:
+            from boardlab.games.mancala_kernel import MancalaKernel
+
+            self._kernel = MancalaKernel(self)
+        return self._kernel
+
+
+class MancalaState(State):
+    __slots__ = ("game", "seed", "history", "board", "player", "over", "start")
+
+    def __init__(
+        self, game: Mancala, seed: int | None = None, start: tuple[tuple[int, ...], int] | None = None
+    ) -> None:
+        self.game = game
+        self.seed = seed
+        self.history: list[int] = []
+        self.start = start
+        if start is None:
+            pits = game.pits
+            self.board = [game.seeds] * pits + [0] + [game.seeds] * pits + [0]
+            self.player = 0
+        else:
+            self.board = list(start[0])
+            self.player = start[1]
+        self.over = False
+        self._check_end()
+
+    # --- rules -----------------------------------------------------------------
+    def _check_end(self) -> None:
+        """End the game when a side is empty: each side's seeds go to its owner's store."""
+        pits = self.game.pits
+        board = self.board
+        south = sum(board[:pits])
+        north = sum(board[pits + 1: 2 * pits + 1])
+        if south and north:
+            return
+        for i in range(pits):
+            board[i] = 0
+            board[pits + 1 + i] = 0
+        board[pits] += south
+        board[2 * pits + 1] += north
+        self.over = True
+
+    def apply_action(self, action: int) -> None:
+        game = self.game
+        pits = game.pits
+        board = self.board
+        player = self.player
+        if self.over or not 0 <= action < pits:
+            raise self._illegal(action)
+        origin = action if player == 0 else pits + 1 + action
+        seeds = board[origin]
+        if seeds == 0:
+            raise self._illegal(action)
+        size = game.size
+        own_store = pits if player == 0 else 2 * pits + 1
+        skip = 2 * pits + 1 if player == 0 else pits
+        board[origin] = 0
+        pos = origin
+        while seeds:
+            pos += 1
+            if pos == size:
+                pos = 0
+            if pos == skip:
+                continue
+            board[pos] += 1
+            seeds -= 1
+        self.history.append(action)
+        if pos == own_store:
+            self._check_end()  # another turn, unless the move emptied a side
+            return
+        own_first = 0 if player == 0 else pits + 1
+        if own_first <= pos < own_first + pits and board[pos] == 1:
+            opposite = 2 * pits - pos
+            if board[opposite] or game.empty_capture:
+                board[own_store] += board[opposite] + 1
+                board[opposite] = 0
+                board[pos] = 0
+        self.player = 1 - player
+        self._check_end()
+
+    # --- protocol --------------------------------------------------------------
+    def current_player(self) -> int:
+        return TERMINAL if self.over else self.player
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        if self.over:
+            return []
+        pits = self.game.pits
+        first = 0 if self.player == 0 else pits + 1
+        board = self.board
+        return [i for i in range(pits) if board[first + i]]
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def returns(self) -> list[float]:
+        if not self.over:
+            return [0.0, 0.0]
+        south, north = self.stores()
+        if south > north:
+            return [1.0, -1.0]
+        if north > south:
+            return [-1.0, 1.0]
+        return [0.0, 0.0]
+
+    def clone(self) -> "MancalaState":
+        other = MancalaState.__new__(MancalaState)
+        other.game = self.game
+        other.seed = self.seed
+        other.history = self.history.copy()
+        other.start = self.start
+        other.board = self.board.copy()
+        other.player = self.player
+        other.over = self.over
+        return other
+
+    def action_to_string(self, action: int) -> str:
+        letters = string.ascii_lowercase if self.player == 0 else string.ascii_uppercase
+        if not 0 <= action < self.game.pits:
+            return f"pit {action}?"
+        return letters[action]
+
+    def string_to_action(self, text: str) -> int:
+        pits = self.game.pits
+        word = text.strip()
+        if self.over:
+            raise IllegalActionError("the game is over")
+        if word.isdigit():
+            action = int(word) - 1
+            if not 0 <= action < pits:
+                raise IllegalActionError(f"pit {word} does not exist (pits are 1-{pits})")
+        elif len(word) == 1 and word.isalpha() and word.lower() in string.ascii_lowercase[:pits]:
+            action = string.ascii_lowercase.index(word.lower())
+        else:
+            mine = "a-" + string.ascii_lowercase[pits - 1] if self.player == 0 else "A-" + string.ascii_uppercase[pits - 1]
+            raise IllegalActionError(f"{text.strip()!r} is not a pit: type a letter {mine} or a number 1-{pits}")
+        if action not in self.legal_actions():
+            raise IllegalActionError(
+                f"pit {self.action_to_string(action)} is empty "
+                f"(legal: {', '.join(self.action_to_string(a) for a in self.legal_actions())})"
+            )
+        return action
+
+    # --- Mancala specifics -----------------------------------------------------
+    def pits_of(self, player: int) -> list[int]:
+        """Seeds in ``player``'s pits, from that player's left (a, b, c ... or A, B, C ...)."""
+        pits = self.game.pits
+        first = 0 if player == 0 else pits + 1
+        return self.board[first: first + pits]
+
+    def stores(self) -> tuple[int, int]:
+        pits = self.game.pits
+        return self.board[pits], self.board[2 * pits + 1]
+
+    def seeds_in_play(self) -> int:
+        return sum(self.board)
+
+    def result(self) -> str:
+        if not self.over:
+            return "in play"
+        r = self.returns()
+        if r[0] > 0:
+            return "South wins"
+        if r[1] > 0:
+            return "North wins"
+        return "draw"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        if self.start is not None:
+            data["start"] = {"board": list(self.start[0]), "to_move": self.start[1]}
+        data["board"] = {
+            "pits": [self.pits_of(0), self.pits_of(1)],
+            "stores": list(self.stores()),
+            "to_move": self.current_player(),
+            "result": self.result(),
+        }
+        return data
+
+    def __str__(self) -> str:
+        pits = self.game.pits
+        north = self.pits_of(1)
+        south = self.pits_of(0)
+        s_store, n_store = self.stores()
+        width = max(2, len(str(max(self.board))))
+        cell = lambda v: str(v).rjust(width)  # noqa: E731
+        pad = " " * (width + 3)
+        top_labels = pad + " ".join(c.rjust(width) for c in reversed(string.ascii_uppercase[:pits]))
+        top = pad + " ".join(cell(v) for v in reversed(north))
+        middle = cell(n_store) + " " * (len(top) - width + 2) + cell(s_store)
+        bottom = pad + " ".join(cell(v) for v in south)
+        bottom_labels = pad + " ".join(c.rjust(width) for c in string.ascii_lowercase[:pits])
+        lines = [
+            top_labels + "   North",
+            top,
+            middle,
+            bottom,
+            bottom_labels + "   South",
+        ]
+        if self.over:
+            lines.append(f"{self.result()} {s_store}-{n_store}")
+        else:
+            lines.append(f"{PLAYER_NAMES[self.player]} to move")
+        return "\n".join(lines)
+
+
+def evaluate_store(state: MancalaState) -> list[float]:
+    """A value in [-1, 1] per player for search cut-offs: who is ahead in seeds.
+
+    The margin is ``store difference + SIDE_WEIGHT * difference of seeds on
+    each side``. Seeds in a store are banked for good; seeds still on a side
+    go to that side's owner at the end only if they stay there, and half the
+    time they are sown across first, so they count for a quarter of a banked
+    seed (0.25: a small weight that breaks ties between equal stores in
+    favour of the side that keeps material to sow, without outweighing a
+    single banked seed). The margin is squashed with ``tanh(3 * margin /
+    total seeds)``: 8 seeds ahead of 48 gives about 0.46, 24 about 0.9.
+
+    Exact values where the result is known: terminal states return their
+    returns, and a store holding more than half of all seeds has won already
+    (no seed ever leaves a store), so it scores +1/-1 at once.
+    """
+    if state.over:
+        return state.returns()
+    pits = state.game.pits
+    board = state.board
+    total = sum(board)
+    s_store, n_store = board[pits], board[2 * pits + 1]
+    if 2 * s_store > total:
+        return [1.0, -1.0]
+    if 2 * n_store > total:
+        return [-1.0, 1.0]
+    side = sum(board[:pits]) - sum(board[pits + 1: 2 * pits + 1])
+    margin = (s_store - n_store) + SIDE_WEIGHT * side
+    value = math.tanh(3.0 * margin / total)
+    return [value, -value]
+
+
+SIDE_WEIGHT = 0.25
+
+
+__all__ = ["Mancala", "MancalaState", "evaluate_store"]
