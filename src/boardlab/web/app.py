@@ -11,7 +11,7 @@ folder, and every file the app touches lies under that folder.
 from __future__ import annotations
 
 import asyncio
-import os
+import contextlib
 import secrets
 import tempfile
 import threading
@@ -27,7 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from boardlab.agents.registry import agent_class, agent_names
-from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import game_class, game_names
 from boardlab.trees.model import Tree
 from boardlab.web import treepack
@@ -73,6 +73,8 @@ class TreeSource:
     meta: dict[str, Any]
     #: makes the state of a node from its move path, for the small board (None: no board)
     state_at: Callable[[list[str]], Any] | None = None
+    #: the moves from the previous tree's root to this one's (for the diff)
+    prefix: tuple[str, ...] = ()
 
 
 class UploadStore:
@@ -112,46 +114,38 @@ class UploadStore:
                 self._trees.popitem(last=False)
 
 
-def load_tree_file(path: Path) -> Tree:
-    from boardlab.trees.io import load_tree
+def load_tree_file(path: Path, shown_name: str | None = None) -> Tree:
+    """Parse a stored upload; errors name ``shown_name`` (the user's file name), not our path."""
+    from boardlab.trees import binary, csvformat
 
-    return load_tree(path)
+    name = shown_name or path.name
+    data = path.read_bytes()  # parsed from memory: a failed parse leaves no mapping open
+    if path.suffix == ".csv":
+        return csvformat.parse_csv(data, name)
+    return binary.parse_binary(data, name)
 
 
-def tree_bytes(tree: Tree, fmt: str, scratch: Path) -> tuple[bytes, str, str]:
+def tree_bytes(tree: Tree, fmt: str) -> tuple[bytes, str, str]:
     """The tree as a file of format ``csv``, ``tree`` (the binary format) or ``png``."""
-    from boardlab.trees.io import save_tree
+    from boardlab.trees import binary, csvformat
 
-    if fmt in ("csv", "tree"):
-        scratch.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=scratch, suffix="." + fmt)
-        os.close(fd)
-        try:
-            save_tree(tree, Path(name))
-            data = Path(name).read_bytes()
-        finally:
-            Path(name).unlink(missing_ok=True)
-        return data, ("text/csv" if fmt == "csv" else "application/octet-stream"), fmt
+    if fmt == "csv":
+        return csvformat.to_bytes(tree), "text/csv", "csv"
+    if fmt == "tree":
+        return binary.to_bytes(tree), "application/octet-stream", "tree"
     if fmt == "png":
         from boardlab.trees.render import render_png
 
-        scratch.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=scratch, suffix=".png")
-        os.close(fd)
-        try:
-            render_png(tree, Path(name))
-            data = Path(name).read_bytes()
-        finally:
-            Path(name).unlink(missing_ok=True)
-        return data, "image/png", "png"
+        with tempfile.TemporaryDirectory() as scratch:
+            target = Path(scratch) / "tree.png"
+            render_png(tree, target)
+            return target.read_bytes(), "image/png", "png"
     raise BoardlabError(f"unknown export format {fmt!r} (formats: csv, tree, png)")
 
 
-def tree_diff(previous: Tree, tree: Tree):
+def tree_diff(previous: Tree, tree: Tree, prefix: list[str]):
     """Per node of ``tree``: 0 as in ``previous``, 1 new, 2 visited more (nodes matched by move paths)."""
-    from boardlab.trees.diff import diff_flags
-
-    return diff_flags(previous, tree)
+    return treepack.diff_flags(previous, tree, prefix)
 
 
 def describe_options(options: dict) -> list[dict[str, Any]]:
@@ -200,13 +194,18 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
     """The application; ``data_dir`` holds uploaded trees (a fresh temporary folder when None)."""
     data = Path(data_dir) if data_dir is not None else Path(tempfile.mkdtemp(prefix="boardlab-web-"))
     uploads_dir = data / "uploads"
-    scratch = data / "scratch"
     uploads_dir.mkdir(parents=True, exist_ok=True)
 
-    app = FastAPI(title="boardlab", docs_url="/api/docs", openapi_url="/api/openapi.json")
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boardlab-web")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(title="boardlab", docs_url="/api/docs", openapi_url="/api/openapi.json", lifespan=lifespan)
     sessions = SessionStore()
     uploads = UploadStore(uploads_dir)
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boardlab-web")
     packed: OrderedDict[tuple, bytes] = OrderedDict()
     packed_lock = threading.Lock()
     app.state.sessions = sessions
@@ -214,10 +213,6 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
 
     async def in_pool(func, *args):
         return await asyncio.get_running_loop().run_in_executor(pool, func, *args)
-
-    @app.on_event("shutdown")
-    def _stop_pool() -> None:
-        pool.shutdown(wait=False, cancel_futures=True)
 
     # --- errors: user mistakes become 4xx with one clear message ------------------
     @app.exception_handler(BoardlabError)
@@ -290,6 +285,13 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
                 raise NotFound(f"game {game_id} has {len(found.trees)} trees; no tree {index}")
             entries = [found.trees[index]] + ([found.trees[index - 1]] if index > 0 else [])
         sources = []
+        # the moves between the previous search's root and this one's, as labels
+        prefix: list[str] = []
+        if len(entries) > 1:
+            probe = found.game.state_from_history(entries[1].root_history, found.seed)
+            for action in entries[0].root_history[len(entries[1].root_history):]:
+                prefix.append(probe.action_to_string(action))
+                probe.apply_action(action)
         for entry in entries:
             def state_at(path: list[str], entry=entry, game=found.game, seed=found.seed):
                 state = game.state_from_history(entry.root_history, seed)
@@ -303,6 +305,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
                     title=f"move {entry.ply + 1}: {entry.agent} plays {entry.move}",
                     meta={"game": found.game.spec(), "ply": entry.ply, "player": entry.player, "agent": entry.agent, "move": entry.move},
                     state_at=state_at,
+                    prefix=tuple(prefix) if entry is entries[0] else (),
                 )
             )
         return sources[0], (sources[1] if len(sources) > 1 else None)
@@ -313,7 +316,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
             if key in packed:
                 packed.move_to_end(key)
                 return packed[key]
-        diff = tree_diff(previous.tree, source.tree) if previous is not None else None
+        diff = tree_diff(previous.tree, source.tree, list(source.prefix)) if previous is not None else None
         meta = dict(source.meta, title=source.title, has_previous=previous is not None)
         body = treepack.pack_tree(source.tree, meta, diff)
         with packed_lock:
@@ -337,7 +340,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
         return info
 
     def export(source: TreeSource, fmt: str, stem: str) -> Response:
-        data, media, suffix = tree_bytes(source.tree, fmt, scratch)
+        data, media, suffix = tree_bytes(source.tree, fmt)
         return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{stem}.{suffix}"'})
 
     @app.get("/api/games/{game_id}/trees/{index}/data")
@@ -374,11 +377,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
                     if size > max_upload:
                         raise TooLarge(f"{name}: over the upload limit of {max_upload} bytes")
                     handle.write(chunk)
-            tree = await in_pool(load_tree_file, target)
-        except FormatError as exc:
-            target.unlink(missing_ok=True)
-            # the message names our stored file; name the user's file instead
-            raise FormatError(str(exc).replace(str(target), name)) from None
+            tree = await in_pool(load_tree_file, target, name)
         except BaseException:
             target.unlink(missing_ok=True)
             raise

@@ -123,3 +123,45 @@ def node_details(tree: Tree, index: int) -> dict[str, Any]:
         "state": tree.state[index],
         "created": int(tree.created[index]) if tree.created is not None else None,
     }
+
+
+def diff_flags(previous: Tree, tree: Tree, prefix: list[str] | tuple[str, ...] = ()) -> np.ndarray:
+    """Per node of ``tree``: 0 as in ``previous``, 1 new, 2 visited more.
+
+    Nodes are matched by their path of move labels. ``prefix`` is the path in
+    ``previous`` that leads to ``tree``'s root (the moves played between the two
+    searches), so that the tree of the next move is compared with the part of
+    the previous tree it grew from.
+    """
+    def keys(t: Tree, start: int) -> tuple[dict[tuple[int, str], int], list[int]]:
+        labels = t.move.to_list()
+        parent = t.parent
+        table: dict[tuple[int, str], int] = {}
+        key = [0] * len(t)
+        key[0] = start
+        for i in range(1, len(t)):
+            k = table.setdefault((key[parent[i]], labels[i]), len(table) + 1)
+            key[i] = k
+        return table, key
+
+    old_table, old_key = keys(previous, 0)
+    old_visits = {k: int(v) for k, v in zip(old_key, previous.visits)}
+    # the key of the previous tree's node at the end of the prefix (the new root)
+    root_key: int | None = 0
+    for label in prefix:
+        root_key = old_table.get((root_key, label))
+        if root_key is None:
+            break
+    flags = np.ones(len(tree), dtype=np.uint8)
+    if root_key is None:
+        return flags
+    labels = tree.move.to_list()
+    key = [0] * len(tree)
+    key[0] = root_key
+    for i in range(len(tree)):
+        if i:
+            found = old_table.get((key[tree.parent[i]], labels[i]), -1) if key[tree.parent[i]] >= 0 else -1
+            key[i] = found
+        if key[i] >= 0:
+            flags[i] = 2 if int(tree.visits[i]) > old_visits.get(key[i], 0) else 0
+    return flags
