@@ -37,11 +37,14 @@ def _grow(n_nodes, seed, branching, c, draw_p, max_iter):
     payout = np.zeros(n_nodes, dtype=np.float64)
     depth = np.zeros(n_nodes, dtype=np.int64)
     path = np.empty(n_nodes + 1, dtype=np.int64)
+    # exhausted: terminal, or fully expanded with every child exhausted (a solved subtree):
+    # selection skips these so the loop always finds somewhere to grow
+    exhausted = np.zeros(n_nodes, dtype=np.bool_)
     legal[0] = np.random.randint(1, 2 * branching)
     value[0] = 0.5
     n = 1
     iteration = 0
-    while n < n_nodes and iteration < max_iter:
+    while n < n_nodes and iteration < max_iter and not exhausted[0]:
         iteration += 1
         node = 0
         length = 0
@@ -54,14 +57,20 @@ def _grow(n_nodes, seed, branching, c, draw_p, max_iter):
             log_n = np.log(visits[node] + 1.0)
             child = first_child[node]
             while child >= 0:
-                score = payout[child] / visits[child] + c * np.sqrt(log_n / visits[child])
-                if score > best_score:
-                    best_score = score
-                    best = child
+                if not exhausted[child]:
+                    score = payout[child] / visits[child] + c * np.sqrt(log_n / visits[child])
+                    if score > best_score:
+                        best_score = score
+                        best = child
                 child = next_sibling[child]
+            if best < 0:
+                exhausted[node] = True
+                break
             node = best
             path[length] = node
             length += 1
+        if exhausted[node]:
+            continue
         # expansion: one new child, unless the node is terminal
         if legal[node] > 0:
             child = n
@@ -74,6 +83,7 @@ def _grow(n_nodes, seed, branching, c, draw_p, max_iter):
             # the number of legal moves shrinks slowly with depth; zero means terminal
             if np.random.random() < 0.03 + 0.002 * depth[child]:
                 legal[child] = 0
+                exhausted[child] = True
             else:
                 legal[child] = np.random.randint(1, 2 * branching)
             if last_child[node] >= 0:
