@@ -49,6 +49,11 @@ def pack_tree(tree: Tree, meta: dict[str, Any] | None = None, diff: np.ndarray |
     x = np.asarray(x, dtype=np.float32)
     y = np.asarray(y, dtype=np.float32)
     player = np.asarray(tree.player)
+    # the file formats do not store the player to move: assume two players alternating
+    inferred = bool(n) and bool(np.all(player < 0)) and n > 1
+    if inferred:
+        depth = tree.depth()
+        player = np.where(np.asarray(tree.child_count) >= 0, depth % 2, -1)
     player8 = np.where((player < 0) | (player > 254), UNKNOWN_PLAYER, player).astype(np.uint8)
     arrays: list[tuple[str, np.ndarray]] = [
         ("x", x),
@@ -68,6 +73,7 @@ def pack_tree(tree: Tree, meta: dict[str, Any] | None = None, diff: np.ndarray |
         "max_visits": int(tree.visits.max()) if n else 0,
         "root_visits": int(tree.visits[0]) if n else 0,
         "players": players,
+        "players_inferred": inferred,
         "max_created": int(tree.created.max()) if tree.created is not None and n else None,
         "meta": meta or {},
         "arrays": [],

@@ -253,7 +253,10 @@ async function exportRecord() {
 let viewer = null;
 
 function getViewer() {
-  if (!viewer) viewer = new TreeViewer({ canvas: $("tree-canvas"), api, status, download });
+  if (!viewer) {
+    viewer = new TreeViewer({ canvas: $("tree-canvas"), api, status, download });
+    window.__viewer = viewer; // for the browser tests and the first-frame benchmark
+  }
   return viewer;
 }
 

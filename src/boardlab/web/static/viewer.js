@@ -248,6 +248,8 @@ export class TreeViewer {
     }
     this.tree = { n, header, x, y, created, diff, ys, rows };
     this.limit = Infinity;
+    $("animate").disabled = header.max_created === null || header.max_created === undefined;
+    $("animate").title = $("animate").disabled ? "this tree does not record when its nodes were added (files do not store it)" : "grow the tree in the order the search added nodes";
     this.drawLegend();
   }
 
@@ -268,7 +270,7 @@ export class TreeViewer {
     ticks.className = "ticks";
     for (const t of [0, 0.5, 1]) ticks.appendChild(Object.assign(document.createElement("span"), { textContent: String(at(t)) }));
     const who = document.createElement("div");
-    who.textContent = "node: player to move ";
+    who.textContent = h.players_inferred ? "node: player to move (file has none: alternating by depth) " : "node: player to move ";
     for (const p of players) {
       const sw = Object.assign(document.createElement("span"), { className: "swatch" });
       sw.style.background = PLAYER_COLOURS[Math.min(p, 4)];
@@ -299,6 +301,7 @@ export class TreeViewer {
     const W = this.canvas.clientWidth, H = this.canvas.clientHeight, pad = 24;
     const sx = Math.min(60, (W - 2 * pad) / Math.max(1, xmax - xmin));
     const sy = Math.min(90, (H - 2 * pad) / Math.max(1, ymax));
+    this.fitSy = sy;
     this.view = { sx, sy, x0: pad - xmin * sx + (W - 2 * pad - (xmax - xmin) * sx) / 2, y0: pad + (H - 2 * pad - ymax * sy) / 2 };
   }
 
@@ -307,7 +310,9 @@ export class TreeViewer {
     if (px === undefined) { px = W / 2; py = H / 2; }
     const v = this.view;
     const wx = (px - v.x0) / v.sx, wy = (py - v.y0) / v.sy;
-    v.sx *= factor; v.sy *= factor;
+    // search trees are far wider than deep: past 120 px per level only x keeps zooming
+    const fy = Math.max(this.fitSy * 0.05, Math.min(Math.max(120, this.fitSy), v.sy * factor)) / v.sy;
+    v.sx *= factor; v.sy *= fy;
     v.x0 = px - wx * v.sx; v.y0 = py - wy * v.sy;
     this.requestDraw();
   }
