@@ -13,7 +13,7 @@ which is what the compiled kernels below read and write, without one Python
 object per node.
 
 The format does not store the root's own counters: a tree read from a file gets
-``visits[0] = sum of its children's visits``, ``visits2[0] = 0`` and
+``visits[0] = sum of its children's visits`` (saturated at 2**31 - 1), ``visits2[0] = 0`` and
 ``mean_payout[0] = 0.0`` (and ``meta["root_stats"] = "derived"``).
 """
 
@@ -211,7 +211,7 @@ def _parse(buf, n_max):
         if parent[i] == 0:
             total += visits[i]
     if n > 0:
-        visits[0] = total
+        visits[0] = min(total, INT32_MAX)  # saturate so the tree can always be written again
     return err, err_at, n, parent, child_count, visits, visits2, mean, move_at, move_len, state_at, state_len
 
 
@@ -238,7 +238,7 @@ def parse_binary(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
     """Parse the bytes of a ``.tree`` file; ``name`` is used in error messages."""
     buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
     if len(buf) == 0:
-        raise FormatError(f"{name}: empty file, expected a root node at byte 0")
+        raise FormatError(f"{name}: byte 0: empty file, expected a root node")
     n_max = 1 + max(0, len(buf) - 8) // MIN_NODE_BYTES
     err, err_at, n, parent, child_count, visits, visits2, mean, move_at, move_len, state_at, state_len = _parse(buf, n_max)
     if err != _OK:
@@ -264,7 +264,7 @@ def read_binary(path: str | os.PathLike) -> Tree:
     try:
         with open(path, "rb") as handle:
             if os.fstat(handle.fileno()).st_size == 0:
-                raise FormatError(f"{path}: empty file, expected a root node at byte 0")
+                raise FormatError(f"{path}: byte 0: empty file, expected a root node")
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                 buf = np.frombuffer(mapped, dtype=np.uint8)
                 try:

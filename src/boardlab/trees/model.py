@@ -153,6 +153,26 @@ class Tree:
         if bad >= 0:
             raise FormatError(f"{name}: node {bad} breaks depth-first preorder (parent/child_count disagree)")
 
+    def subtree(self, index: int) -> "Tree":
+        """The subtree rooted at ``index`` (a contiguous slice in preorder), as its own tree."""
+        end = _subtree_end(np.asarray(self.child_count, dtype=np.int64), int(index))
+        part = slice(int(index), end)
+        parent = np.asarray(self.parent[part], dtype=np.int32) - int(index)
+        parent[0] = -1
+        move = self.move.take(np.arange(index, end))
+        return Tree(
+            parent=parent,
+            child_count=np.asarray(self.child_count[part]).copy(),
+            move=_blank_first(move),
+            visits=np.asarray(self.visits[part]).copy(),
+            visits2=np.asarray(self.visits2[part]).copy(),
+            mean_payout=np.asarray(self.mean_payout[part]).copy(),
+            player=np.asarray(self.player[part]).copy(),
+            state=self.state.take(np.arange(index, end)),
+            meta=dict(self.meta, subtree_of=int(index)),
+            created=None if self.created is None else np.asarray(self.created[part]).copy(),
+        )
+
     def children(self, index: int) -> np.ndarray:
         return np.flatnonzero(self.parent == index)
 
@@ -199,3 +219,20 @@ def _preorder_violation(parent, child_count):
             return stack[top]
         top -= 1
     return -1
+
+
+def _blank_first(labels: Labels) -> Labels:
+    """The same labels with the first one emptied (a new root has no move into it)."""
+    start = labels.offsets[1]
+    return Labels(np.asarray(labels.data)[start : labels.offsets[-1]].copy(), np.concatenate([[0], labels.offsets[1:] - start]))
+
+
+@numba.njit(cache=True)
+def _subtree_end(child_count, root):
+    """One past the last node of ``root``'s subtree (subtrees are contiguous in preorder)."""
+    pending = 1
+    i = root
+    while pending > 0:
+        pending += child_count[i] - 1
+        i += 1
+    return i
