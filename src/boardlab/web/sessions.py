@@ -217,6 +217,12 @@ class GameSession:
         state = self.state
         data = state.to_dict()
         legal = [] if state.is_terminal() else [{"action": a, "label": state.action_to_string(a)} for a in state.legal_actions()]
+        if self.game.name == "chess" and legal:
+            # the board is clicked square by square: give each move its from/to squares
+            from boardlab.games.chess import decode_action
+
+            for move in legal:
+                move["uci"] = decode_action(move["action"], state.board).uci()
         moves = []
         probe = self.game.new_initial_state(self.seed)
         for a in state.history:

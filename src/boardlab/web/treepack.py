@@ -11,11 +11,13 @@ The viewer draws straight from typed arrays, so the server sends them as one
 The header lists each array as ``{"name", "dtype", "count", "offset"}``. Arrays
 (little-endian): ``x``, ``y`` (float32, tidy-layout coordinates: one unit between
 neighbouring leaves, ``y`` = depth), ``parent`` (int32, ``-1`` for the root),
-``player`` (uint8: player to move, 255 unknown/terminal), ``heat`` (uint8: the
+``player`` (uint8: player to move, 255 unknown/terminal; files, which do not
+store it, get depth parity like the PNG renderer), ``heat`` (uint8: the
 node's visits on the log scale ``255 * log1p(v) / log1p(max)``; the edge into a
 node takes its colour), optionally ``created`` (uint32, the iteration that added
 the node, for the growth animation) and ``diff`` (uint8: 0 as in the previous
-tree, 1 new, 2 visited more).
+tree, 1 added, 2 visit count changed). The header's ``colours`` are those of
+:mod:`boardlab.trees.colors`, so the page and the PNG export agree.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from boardlab.core.errors import BoardlabError
 from boardlab.trees.model import Tree
 
 MAGIC = b"BLT1"
@@ -74,6 +77,7 @@ def pack_tree(tree: Tree, meta: dict[str, Any] | None = None, diff: np.ndarray |
         "root_visits": int(tree.visits[0]) if n else 0,
         "players": players,
         "players_inferred": inferred,
+        "colours": palette(),
         "max_created": int(tree.created.max()) if tree.created is not None and n else None,
         "meta": meta or {},
         "arrays": [],
@@ -131,43 +135,42 @@ def node_details(tree: Tree, index: int) -> dict[str, Any]:
     }
 
 
+
 def diff_flags(previous: Tree, tree: Tree, prefix: list[str] | tuple[str, ...] = ()) -> np.ndarray:
-    """Per node of ``tree``: 0 as in ``previous``, 1 new, 2 visited more.
+    """Per node of ``tree``: 0 as in ``previous``, 1 added, 2 visited more or less.
 
-    Nodes are matched by their path of move labels. ``prefix`` is the path in
-    ``previous`` that leads to ``tree``'s root (the moves played between the two
-    searches), so that the tree of the next move is compared with the part of
-    the previous tree it grew from.
+    Nodes are matched by their path of move labels (:func:`boardlab.trees.diff.diff`);
+    ``prefix`` is the path in ``previous`` to ``tree``'s root (the moves played
+    between the two searches), so the next move's tree is compared with the part
+    of the previous tree it grew from.
     """
-    def keys(t: Tree, start: int) -> tuple[dict[tuple[int, str], int], list[int]]:
-        labels = t.move.to_list()
-        parent = t.parent
-        table: dict[tuple[int, str], int] = {}
-        key = [0] * len(t)
-        key[0] = start
-        for i in range(1, len(t)):
-            k = table.setdefault((key[parent[i]], labels[i]), len(table) + 1)
-            key[i] = k
-        return table, key
+    from boardlab.trees.diff import diff
 
-    old_table, old_key = keys(previous, 0)
-    old_visits = {k: int(v) for k, v in zip(old_key, previous.visits)}
-    # the key of the previous tree's node at the end of the prefix (the new root)
-    root_key: int | None = 0
-    for label in prefix:
-        root_key = old_table.get((root_key, label))
-        if root_key is None:
-            break
-    flags = np.ones(len(tree), dtype=np.uint8)
-    if root_key is None:
-        return flags
-    labels = tree.move.to_list()
-    key = [0] * len(tree)
-    key[0] = root_key
-    for i in range(len(tree)):
-        if i:
-            found = old_table.get((key[tree.parent[i]], labels[i]), -1) if key[tree.parent[i]] >= 0 else -1
-            key[i] = found
-        if key[i] >= 0:
-            flags[i] = 2 if int(tree.visits[i]) > old_visits.get(key[i], 0) else 0
+    try:
+        found = diff(previous, tree, via=list(prefix) if prefix else None)
+    except BoardlabError:
+        # the later root is not in the earlier tree (it was never expanded there): all new
+        return np.ones(len(tree), dtype=np.uint8)
+    flags = np.zeros(len(tree), dtype=np.uint8)
+    flags[found.changed] = 2
+    flags[found.added] = 1
     return flags
+
+
+def hex_colour(rgb) -> str:
+    return "#" + "".join(f"{int(c):02x}" for c in rgb[:3])
+
+
+def palette() -> dict[str, Any]:
+    """The colours the viewer uses, the same as the PNG renderer's (:mod:`boardlab.trees.colors`)."""
+    from boardlab.trees import colors
+
+    lut = colors.edge_lut(256)
+    return {
+        "players": [hex_colour(c) for c in colors.PLAYER_COLORS],
+        "unknown": hex_colour(colors.UNKNOWN_COLOR),
+        # five stops of the edge colour map; the shader interpolates between them
+        "edges": [hex_colour(lut[i]) for i in (0, 64, 128, 191, 255)],
+        "added": hex_colour(colors.ADDED_COLOR),
+        "changed": hex_colour(colors.CHANGED_COLOR),
+    }

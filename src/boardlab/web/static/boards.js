@@ -124,11 +124,11 @@ function chess(container, view, opts) {
   const squares = fenSquares(fen);
   const board = el("div", "chess-board");
   // legal moves by their from/to squares (UCI text "e2e4", "e7e8q")
-  const moves = (view.legal || []).map((m) => ({ ...m, uci: m.uci || (b.uci && b.uci[m.action]) || m.label }));
+  const moves = (view.legal || []).map((m) => ({ ...m, uci: m.uci || m.label }));
   const files = "abcdefgh";
   let selected = null;
   const cells = new Map();
-  const lastMove = b.last_move || null;
+  const lastMove = b.last_move ? (b.last_move.uci || b.last_move) : null;
   const refresh = () => {
     for (const [name, cell] of cells) {
       cell.classList.toggle("selected", name === selected);

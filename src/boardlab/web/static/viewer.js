@@ -8,11 +8,14 @@ import { renderBoard, playerName } from "./boards.js";
 
 const $ = (id) => document.getElementById(id);
 
-// node colour = player to move (index 4: unknown / terminal)
-export const PLAYER_COLOURS = ["#d8342c", "#e0a800", "#2e9c4a", "#2b5fab", "#8c8c8c"];
-// edge colour = visits of the child, log scale, light (few) to dark red (many)
-export const VISIT_STOPS = ["#d4d4d4", "#8fc1e0", "#3182bd", "#7b4fa6", "#b3141b"];
-const NEW_NODE_COLOUR = "#ff7f00";
+// Colours come with each tree (the header's "colours", from boardlab.trees.colors,
+// shared with the PNG renderer): node = player to move, edge = the child's visits
+// on a log scale, rings = added / changed since the previous tree. These are
+// only used until the first tree arrives.
+const DEFAULT_COLOURS = {
+  players: ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"], unknown: "#808080",
+  edges: ["#f0f921", "#fca636", "#e16462", "#b12a90", "#0d0887"], added: "#00c850", changed: "#ffbe00",
+};
 
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
 
@@ -20,12 +23,13 @@ const NODE_VS = `
 attribute vec2 a_pos; attribute float a_player; attribute float a_created; attribute float a_diff;
 uniform vec4 u_view; uniform vec2 u_size; uniform float u_limit; uniform float u_point; uniform float u_showDiff;
 uniform vec3 u_palette[5];
-varying vec3 v_color; varying float v_flag;
+varying vec3 v_color; varying float v_flag; varying float v_kind;
 void main() {
   vec2 s = a_pos * u_view.xy + u_view.zw;
   gl_Position = vec4(s.x / u_size.x * 2.0 - 1.0, 1.0 - s.y / u_size.y * 2.0, 0.0, 1.0);
   if (a_created > u_limit) gl_Position = vec4(4.0, 4.0, 4.0, 1.0);
-  float flag = (u_showDiff > 0.5 && a_diff > 0.5 && a_diff < 1.5) ? 1.0 : 0.0;
+  float flag = (u_showDiff > 0.5 && a_diff > 0.5) ? 1.0 : 0.0;
+  v_kind = a_diff;
   gl_PointSize = u_point * (1.0 + 0.6 * flag);
   int p = int(min(a_player, 4.0) + 0.5);
   vec3 c = u_palette[4];
@@ -34,12 +38,12 @@ void main() {
 }`;
 const NODE_FS = `
 precision mediump float;
-varying vec3 v_color; varying float v_flag;
-uniform float u_round; uniform vec3 u_new;
+varying vec3 v_color; varying float v_flag; varying float v_kind;
+uniform float u_round; uniform vec3 u_new; uniform vec3 u_changed;
 void main() {
   vec2 d = gl_PointCoord - 0.5; float r = length(d);
   if (u_round > 0.5 && r > 0.5) discard;
-  if (v_flag > 0.5 && r > 0.3) gl_FragColor = vec4(u_new, 1.0); else gl_FragColor = vec4(v_color, 1.0);
+  if (v_flag > 0.5 && r > 0.3) gl_FragColor = vec4(v_kind < 1.5 ? u_new : u_changed, 1.0); else gl_FragColor = vec4(v_color, 1.0);
 }`;
 const EDGE_VS = `
 attribute vec2 a_pos; attribute float a_heat; attribute float a_created; attribute float a_diff;
@@ -109,6 +113,7 @@ export class TreeViewer {
     this.selected = -1;
     this.frames = 0;
     this.pending = false;
+    this.colours = DEFAULT_COLOURS;
     const gl = canvas.getContext("webgl2", { antialias: true, preserveDrawingBuffer: true }) ||
       canvas.getContext("webgl", { antialias: true, preserveDrawingBuffer: true });
     if (!gl) throw new Error("this browser has no WebGL");
@@ -247,6 +252,7 @@ export class TreeViewer {
       if (!sorted) row.nodes = Int32Array.from([...row.nodes].sort((a, b) => x[a] - x[b]));
     }
     this.tree = { n, header, x, y, created, diff, ys, rows };
+    this.colours = header.colours || DEFAULT_COLOURS;
     this.limit = Infinity;
     $("animate").disabled = header.max_created === null || header.max_created === undefined;
     $("animate").title = $("animate").disabled ? "this tree does not record when its nodes were added (files do not store it)" : "grow the tree in the order the search added nodes";
@@ -258,6 +264,7 @@ export class TreeViewer {
     const legend = $("legend");
     const top = Math.max(1, h.max_visits);
     const at = (t) => Math.round(Math.expm1(t * Math.log1p(top)));
+    const colours = this.colours;
     const players = h.players.length ? h.players : [];
     const game = h.meta && h.meta.game ? h.meta.game.split(":")[0] : "";
     legend.innerHTML = "";
@@ -265,7 +272,7 @@ export class TreeViewer {
     title.textContent = "edge colour: visits (log scale)";
     const bar = document.createElement("div");
     bar.className = "bar";
-    bar.style.background = `linear-gradient(to right, ${VISIT_STOPS.join(", ")})`;
+    bar.style.background = `linear-gradient(to right, ${colours.edges.join(", ")})`;
     const ticks = document.createElement("div");
     ticks.className = "ticks";
     for (const t of [0, 0.5, 1]) ticks.appendChild(Object.assign(document.createElement("span"), { textContent: String(at(t)) }));
@@ -273,14 +280,15 @@ export class TreeViewer {
     who.textContent = h.players_inferred ? "node: player to move (file has none: alternating by depth) " : "node: player to move ";
     for (const p of players) {
       const sw = Object.assign(document.createElement("span"), { className: "swatch" });
-      sw.style.background = PLAYER_COLOURS[Math.min(p, 4)];
+      sw.style.background = p < 4 ? colours.players[p] : colours.unknown;
       who.appendChild(sw);
       who.appendChild(document.createTextNode(game ? playerName(game, p) : `P${p + 1}`));
     }
     legend.append(title, bar, ticks, who);
     if (h.meta && h.meta.has_previous) {
       const d = document.createElement("div");
-      d.innerHTML = `<span class="swatch" style="background:${NEW_NODE_COLOUR}"></span>new since the previous tree`;
+      d.innerHTML = `<span class="swatch" style="background:${colours.added}"></span>new since the previous tree` +
+        `<span class="swatch" style="background:${colours.changed}"></span>visits changed`;
       legend.appendChild(d);
     }
   }
@@ -380,12 +388,13 @@ export class TreeViewer {
       gl.uniform2f(prog.loc.u_size, size[0], size[1]);
       gl.uniform1f(prog.loc.u_limit, limit);
       gl.uniform1f(prog.loc.u_showDiff, showDiff);
-      if (prog.loc.u_new) gl.uniform3fv(prog.loc.u_new, rgb(NEW_NODE_COLOUR));
+      if (prog.loc.u_new) gl.uniform3fv(prog.loc.u_new, rgb(this.colours.added));
+      if (prog.loc.u_changed) gl.uniform3fv(prog.loc.u_changed, rgb(this.colours.changed));
     };
     // edges: one draw call
     const e = this.edgeProgram;
     common(e);
-    gl.uniform3fv(e.loc.u_stops, VISIT_STOPS.flatMap(rgb));
+    gl.uniform3fv(e.loc.u_stops, this.colours.edges.flatMap(rgb));
     attrib(e.loc.a_pos, "epos", 2, gl.FLOAT, false);
     attrib(e.loc.a_heat, "eheat", 1, gl.UNSIGNED_BYTE, true);
     attrib(e.loc.a_created, "ecreated", 1, gl.FLOAT, false);
@@ -398,7 +407,7 @@ export class TreeViewer {
     const point = this.pointSize();
     gl.uniform1f(p.loc.u_point, point * dpr);
     gl.uniform1f(p.loc.u_round, point >= 4 ? 1 : 0);
-    gl.uniform3fv(p.loc.u_palette, PLAYER_COLOURS.flatMap(rgb));
+    gl.uniform3fv(p.loc.u_palette, [...this.colours.players.slice(0, 4), this.colours.unknown].flatMap(rgb));
     attrib(p.loc.a_pos, "pos", 2, gl.FLOAT, false);
     attrib(p.loc.a_player, "player", 1, gl.UNSIGNED_BYTE, false);
     attrib(p.loc.a_created, "created", 1, gl.FLOAT, false);
