@@ -7,54 +7,28 @@ from __future__ import annotations
 
 import io
 import json
-import socket
-import threading
-import time
 
 import numpy as np
 import pytest
-import uvicorn
-from playwright.sync_api import sync_playwright
 
 from boardlab.trees.generate import random_mcts_tree
 from boardlab.trees.io import save_tree
 from boardlab.web.app import create_app
+from boardlab.web.headless import chromium, serve_in_thread
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    # WebGL without a GPU: ANGLE over SwiftShader
-    "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    app = create_app(tmp_path_factory.mktemp("web-data"))
-    instance = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not instance.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    instance.should_exit = True
-    thread.join(10)
+    with serve_in_thread(create_app(tmp_path_factory.mktemp("web-data"))) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as instance:
+        yield instance
 
 
 @pytest.fixture()

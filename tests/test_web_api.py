@@ -164,6 +164,9 @@ def test_trees_of_ai_moves_are_listed_packed_and_described(client):
     assert client.get(f"/api/games/{game['id']}/trees/7/data").status_code == 404
     csv = client.get(f"/api/games/{game['id']}/trees/0/export", params={"format": "csv"})
     assert csv.status_code == 200 and csv.text.splitlines()[0].startswith(",")  # the root has no move
+    png = client.get(f"/api/games/{game['id']}/trees/0/export", params={"format": "png"})
+    assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.headers["content-disposition"].endswith('.png"')
     assert client.get(f"/api/games/{game['id']}/trees/0/export", params={"format": "gif"}).status_code == 400
     # undo drops the trees of the moves taken back
     client.post(f"/api/games/{game['id']}/undo")
