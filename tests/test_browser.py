@@ -208,11 +208,12 @@ def test_viewer_on_a_100k_node_tree_zoom_pan_pick_switch_and_export(page, tree_f
 def test_chess_moves_are_made_by_clicking_squares(page):
     start_game(page, "chess", "human-ai", agent="random")
     assert page.locator(".chess-sq").count() == 64
-    assert page.text_content(".chess-sq[data-square=e1]") == "♔"
+    assert page.get_attribute(".chess-sq[data-square=e1] .piece", "data-piece") == "K"
+    assert page.get_attribute(".chess-sq[data-square=d8] .piece", "data-piece") == "q"
     page.click(".chess-sq[data-square=e2]")
     assert page.locator(".chess-sq.target").count() == 2  # e3 and e4
     page.click(".chess-sq[data-square=e4]")
     page.wait_for_function("document.body.dataset.moves === '2' && document.body.dataset.busy === '0'")
-    assert page.text_content(".chess-sq[data-square=e4]") == "♙"
+    assert page.get_attribute(".chess-sq[data-square=e4] .piece", "data-piece") == "P"
     assert page.text_content(".chess-sq[data-square=e2]") == ""
     assert page.locator("#move-list li").first.text_content() == "e4"

@@ -233,3 +233,33 @@ def test_uploads_are_checked_limited_and_kept_inside_the_data_folder(tmp_path):
     stored = sorted(p.name for p in (data / "uploads").iterdir())
     assert stored == [f"{up.json()['id']}.csv"]  # only the good upload, under a generated name
     assert not (tmp_path / "escape.csv").exists()
+
+
+def test_boardlab_serve_prints_its_address_and_serves(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(p) for p in sys.path if p]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "boardlab", "serve", "--port", "0", "--data", str(tmp_path / "d"), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    try:
+        info = json.loads(proc.stdout.readline())
+        assert info["url"].startswith("http://127.0.0.1:") and info["data"] == str(tmp_path / "d")
+        for _ in range(100):
+            try:
+                meta = httpx.get(info["url"] + "api/meta", timeout=5).json()
+                break
+            except httpx.TransportError:
+                import time
+
+                time.sleep(0.1)
+        assert "connect4" in [g["name"] for g in meta["games"]]
+    finally:
+        proc.terminate()
+        proc.wait(10)

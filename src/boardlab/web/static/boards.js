@@ -102,7 +102,8 @@ function pitAction(board, p, i) {
 }
 
 // ---------------------------------------------------------------- Chess
-const GLYPHS = { K: "♔", Q: "♕", R: "♖", B: "♗", N: "♘", P: "♙", k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
+// the filled glyphs for both sides; the colour (white with a dark outline, or black) tells them apart
+const GLYPHS = { K: "♚", Q: "♛", R: "♜", B: "♝", N: "♞", P: "♟", k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
 
 function fenSquares(fen) {
   const rows = fen.split(" ")[0].split("/");
@@ -145,6 +146,7 @@ function chess(container, view, opts) {
       const piece = squares[r][f];
       if (piece) {
         const glyph = el("span", `piece ${piece === piece.toUpperCase() ? "white" : "black"}`, GLYPHS[piece]);
+        glyph.dataset.piece = piece;
         cell.appendChild(glyph);
       }
       if (opts.onAction) {

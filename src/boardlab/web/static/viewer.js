@@ -46,9 +46,9 @@ void main() {
   if (v_flag > 0.5 && r > 0.3) gl_FragColor = vec4(v_kind < 1.5 ? u_new : u_changed, 1.0); else gl_FragColor = vec4(v_color, 1.0);
 }`;
 const EDGE_VS = `
-attribute vec2 a_pos; attribute float a_heat; attribute float a_created; attribute float a_diff;
-uniform vec4 u_view; uniform vec2 u_size; uniform float u_limit; uniform float u_showDiff;
-uniform vec3 u_stops[5]; uniform vec3 u_new;
+attribute vec2 a_pos; attribute float a_heat; attribute float a_created;
+uniform vec4 u_view; uniform vec2 u_size; uniform float u_limit;
+uniform vec3 u_stops[5];
 varying vec3 v_color;
 void main() {
   vec2 s = a_pos * u_view.xy + u_view.zw;
@@ -59,7 +59,6 @@ void main() {
   c = mix(c, u_stops[2], clamp(t - 1.0, 0.0, 1.0));
   c = mix(c, u_stops[3], clamp(t - 2.0, 0.0, 1.0));
   c = mix(c, u_stops[4], clamp(t - 3.0, 0.0, 1.0));
-  if (u_showDiff > 0.5 && a_diff > 0.5 && a_diff < 1.5) c = u_new;
   v_color = c;
 }`;
 const EDGE_FS = `
@@ -233,13 +232,12 @@ export class TreeViewer {
     for (let i = 0; i < n; i++) { pos[2 * i] = x[i]; pos[2 * i + 1] = y[i]; }
     // edges: two vertices per child, coloured by the child's visits
     const m = Math.max(0, n - 1);
-    const epos = new Float32Array(4 * m), eheat = new Uint8Array(2 * m), ecreated = new Float32Array(2 * m), ediff = new Uint8Array(2 * m);
+    const epos = new Float32Array(4 * m), eheat = new Uint8Array(2 * m), ecreated = new Float32Array(2 * m);
     for (let i = 1, k = 0; i < n; i++, k++) {
       const p = parent[i];
       epos[4 * k] = x[p]; epos[4 * k + 1] = y[p]; epos[4 * k + 2] = x[i]; epos[4 * k + 3] = y[i];
       eheat[2 * k] = eheat[2 * k + 1] = heat[i];
       ecreated[2 * k] = ecreated[2 * k + 1] = created[i];
-      ediff[2 * k] = ediff[2 * k + 1] = diff[i];
     }
     const upload = (name, data) => {
       if (!this.buffers[name]) this.buffers[name] = gl.createBuffer();
@@ -247,7 +245,7 @@ export class TreeViewer {
       gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
     };
     upload("pos", pos); upload("player", player); upload("created", created); upload("diff", diff);
-    upload("epos", epos); upload("eheat", eheat); upload("ecreated", ecreated); upload("ediff", ediff);
+    upload("epos", epos); upload("eheat", eheat); upload("ecreated", ecreated);
     // rows for picking: the nodes of each depth, sorted by x
     const rowOf = new Map();
     for (let i = 0; i < n; i++) { const r = y[i]; rowOf.set(r, (rowOf.get(r) || 0) + 1); }
@@ -290,7 +288,7 @@ export class TreeViewer {
       const sw = Object.assign(document.createElement("span"), { className: "swatch" });
       sw.style.background = p < 4 ? colours.players[p] : colours.unknown;
       who.appendChild(sw);
-      who.appendChild(document.createTextNode(game ? playerName(game, p) : `P${p + 1}`));
+      who.appendChild(document.createTextNode(game ? `P${p + 1} (${playerName(game, p)})` : `P${p + 1}`));
     }
     legend.append(title, bar, ticks, who);
     if (h.meta && h.meta.has_previous) {
@@ -395,7 +393,7 @@ export class TreeViewer {
       gl.uniform4f(prog.loc.u_view, v.sx, v.sy, v.x0, v.y0);
       gl.uniform2f(prog.loc.u_size, size[0], size[1]);
       gl.uniform1f(prog.loc.u_limit, limit);
-      gl.uniform1f(prog.loc.u_showDiff, showDiff);
+      if (prog.loc.u_showDiff) gl.uniform1f(prog.loc.u_showDiff, showDiff);
       if (prog.loc.u_new) gl.uniform3fv(prog.loc.u_new, rgb(this.colours.added));
       if (prog.loc.u_changed) gl.uniform3fv(prog.loc.u_changed, rgb(this.colours.changed));
     };
@@ -406,9 +404,8 @@ export class TreeViewer {
     attrib(e.loc.a_pos, "epos", 2, gl.FLOAT, false);
     attrib(e.loc.a_heat, "eheat", 1, gl.UNSIGNED_BYTE, true);
     attrib(e.loc.a_created, "ecreated", 1, gl.FLOAT, false);
-    attrib(e.loc.a_diff, "ediff", 1, gl.UNSIGNED_BYTE, false);
     if (t.n > 1) gl.drawArrays(gl.LINES, 0, 2 * (t.n - 1));
-    for (const name of ["a_pos", "a_heat", "a_created", "a_diff"]) if (e.loc[name] >= 0) gl.disableVertexAttribArray(e.loc[name]);
+    for (const name of ["a_pos", "a_heat", "a_created"]) if (e.loc[name] >= 0) gl.disableVertexAttribArray(e.loc[name]);
     // nodes: one draw call
     const p = this.nodeProgram;
     common(p);
