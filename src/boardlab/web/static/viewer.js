@@ -7,6 +7,7 @@
 import { renderBoard, playerName } from "./boards.js";
 
 const $ = (id) => document.getElementById(id);
+const FEN = /^\s*[pnbrqkPNBRQK1-8]{1,8}(\/[pnbrqkPNBRQK1-8]{1,8}){7}(\s|$)/;
 
 // Colours come with each tree (the header's "colours", from boardlab.trees.colors,
 // shared with the PNG renderer): node = player to move, edge = the child's visits
@@ -467,11 +468,14 @@ export class TreeViewer {
         dl.appendChild(dd);
       }
       panel.appendChild(dl);
-      if (info.board && info.board.board) {
+      // a tree from a file knows no game; a state label that is a FEN still draws as a chess board
+      const board = info.board && info.board.board ? info.board
+        : FEN.test(info.state || "") ? { game: "chess", board: { fen: info.state.trim() }, text: info.state } : null;
+      if (board) {
         const box = document.createElement("div");
         box.className = "board small";
         box.id = "node-board";
-        renderBoard(box, { game: info.board.game, board: info.board.board, text: info.board.text, legal: [] }, { small: true });
+        renderBoard(box, { game: board.game, board: board.board, text: board.text, legal: [] }, { small: true });
         panel.appendChild(box);
       }
       if (info.state) {
