@@ -109,8 +109,17 @@ def test_float_text_is_the_shortest_round_trip_repr() -> None:
     assert [row.split(",")[3] for row in rows] == [repr(v) for v in values]
     back = csvformat.parse_csv(csvformat.to_bytes(tree))
     assert back.mean_payout[1:].view(np.int64).tolist() == np.array(values).view(np.int64).tolist()
-    nan_tree = Tree.from_parents([-1, 0], ["", "m"], [1, 1], [0, 0], [0.0, float("nan")], ["s", "t"])
-    assert math.isnan(csvformat.parse_csv(csvformat.to_bytes(nan_tree)).mean_payout[1])
+    # NaN keeps its sign: numpy's 0/0 (the mean of an unvisited node) is the negative NaN
+    zero = np.zeros(1)
+    with np.errstate(invalid="ignore"):
+        negative_nan = float((zero / zero)[0])
+    nan_tree = Tree.from_parents([-1, 0, 0], ["", "m", "n"], [2, 1, 1], [0, 0, 0], [0.0, float("nan"), negative_nan], ["s", "t", "u"])
+    text = csvformat.to_bytes(nan_tree)
+    assert b",nan,t," in text and b",-nan,u," in text
+    back = csvformat.parse_csv(text)
+    assert math.isnan(back.mean_payout[1]) and math.isnan(back.mean_payout[2])
+    data = binary.to_bytes(nan_tree)
+    assert binary.to_bytes(csvformat.parse_csv(csvformat.to_bytes(binary.parse_binary(data)))) == data
 
 
 # ---------------------------------------------------------------- round trips

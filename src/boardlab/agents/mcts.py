@@ -64,11 +64,6 @@ def kernel_rng(seed: int) -> np.ndarray:
     return np.array([(seed * 0x9E3779B97F4A7C15 | 1) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
-def is_win(returns, payoff: float) -> bool:
-    """Whether ``payoff`` counts as a win among ``returns`` (see the module docstring)."""
-    return payoff == max(returns) and payoff > min(returns)
-
-
 class GenericSearch:
     """One UCT tree over the State API, kept in parallel Python lists (one entry per node).
 
@@ -138,8 +133,8 @@ class GenericSearch:
         clock = time.perf_counter
         inv_sqrt = self.inv_sqrt
         while iterations is None or done < iterations:
-            if deadline is not None and clock() >= deadline:
-                break
+            if deadline is not None and done > 0 and clock() >= deadline:
+                break  # (one iteration always runs, so that there is a move to choose)
             if self.visits[0] + 2 >= len(inv_sqrt):
                 inv_sqrt.extend(1.0 / math.sqrt(n) for n in range(len(inv_sqrt), 2 * len(inv_sqrt)))
             self.iterations += 1
@@ -186,6 +181,8 @@ class GenericSearch:
 
     def _iterate(self, iteration: int) -> None:
         visits, first, nch, tried, term, player = self.visits, self.first, self.nch, self.tried, self.term, self.player
+        mean, explore, c = self.mean, self.explore, self.c
+        sqrt, log = math.sqrt, math.log
         node = 0
         path = [0]
         while True:
@@ -212,8 +209,9 @@ class GenericSearch:
                     best = f + t
                     tried[node] = t + 1
                 else:
-                    scale = self.c * math.sqrt(math.log(visits[node]))
-                    values = [m + scale * e for m, e in zip(self.mean[f : f + k], self.explore[f : f + k])]
+                    scale = c * sqrt(log(visits[node]))
+                    end = f + k
+                    values = [m + scale * e for m, e in zip(mean[f:end], explore[f:end])]
                     best = f + values.index(max(values))
             path.append(best)
             if visits[best] == 0:
@@ -333,6 +331,9 @@ class GenericSearch:
             state.apply_action(legal[int(self.py.random() * len(legal))])
 
     # --- results, reuse, export --------------------------------------------------
+    def root_visits(self) -> int:
+        return self.visits[0]
+
     def root_children(self) -> list[tuple[int, int, int, float]]:
         """``(action, visits, wins, total)`` of each root child."""
         if self.hidden:
@@ -427,6 +428,19 @@ class MCTSAgent(Agent):
         super().reset(game, player, seed)
         self._search = None
         self._trees = []
+        self._warm_up(game)
+
+    def _warm_up(self, game) -> None:
+        """Load the compiled code this game's searches will use now, not in the first move's time."""
+        if self.config["eval"] is not None:
+            return
+        if game.name == "connect4" and self.config["engine"] != "generic":
+            from boardlab.agents.mcts_connect4 import CompiledConnect4Search
+
+            CompiledConnect4Search(game.new_initial_state(), 0, 1.0).run(1, None)
+        elif getattr(game, "playout_kernel", None) is not None:
+            state = game.new_initial_state()
+            game.playout_kernel().playout_returns(state, kernel_rng(0))
 
     # --- choosing a move ---------------------------------------------------------
     def step(self, state: State) -> int:
@@ -440,8 +454,10 @@ class MCTSAgent(Agent):
             iterations = 1000
         deadline = None if budget is None else start + budget
         search = self._reused(state) or self._new_search(state, player)
+        search_start = time.perf_counter()
         done = search.run(iterations, deadline)
-        seconds = time.perf_counter() - start
+        end = time.perf_counter()
+        seconds = end - search_start
         children = search.root_children()
         visited = [ch for ch in children if ch[1] > 0]
         if not visited:
@@ -456,6 +472,7 @@ class MCTSAgent(Agent):
             "simulations": done,
             "seconds": seconds,
             "simulations_per_second": done / seconds if seconds > 0 else None,
+            "root_visits": search.root_visits(),
             "children": [
                 {"action": a, "move": state.action_to_string(a), "visits": n, "wins": w, "mean": t / n if n else 0.0}
                 for a, n, w, t in sorted(children, key=lambda ch: -ch[1])
@@ -479,6 +496,8 @@ class MCTSAgent(Agent):
             del self._trees[: -self.config["keep_trees"]]
         self._search = search if self.config["reuse"] else None
         self._search_key = (state.game, state.seed, getattr(state, "start", None))
+        # the whole step, setup (tree reuse, first use of compiled code) and bookkeeping included
+        self.last_search["step_seconds"] = time.perf_counter() - start
         return action
 
     def _new_search(self, state: State, player: int):

@@ -11,8 +11,9 @@ standard CSV quoting (RFC 4180): a label holding a comma, a double quote, ``\\r`
 or ``\\n`` is written between double quotes with inner quotes doubled; an empty
 label is an empty field. Counts are decimal integers, the mean payout is the
 shortest text that reads back as the same 64-bit float (Python's ``repr``:
-``0.5``, ``1e-05``, ``nan``, ``inf``), so binary -> CSV -> binary gives the same
-bytes. The root row carries the root's counters, which the binary format lacks.
+``0.5``, ``1e-05``, ``nan``, ``inf``; ``-nan`` for a NaN with its sign bit set, as
+numpy's 0/0 makes), so binary -> CSV -> binary gives the same bytes (the only
+exception: NaN payload bits other than the sign, which no text form keeps). The root row carries the root's counters, which the binary format lacks.
 
 Both directions run in compiled kernels over the whole byte buffer; no Python
 object is made per node except the float texts on writing.
@@ -20,7 +21,6 @@ object is made per node except the float texts on writing.
 
 from __future__ import annotations
 
-import mmap
 import os
 from pathlib import Path
 from typing import Iterator
@@ -357,18 +357,15 @@ def parse_csv(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
 
 
 def read_csv(path: str | os.PathLike) -> Tree:
-    """Read a CSV tree file (memory-mapped while it is parsed)."""
+    """Read a CSV tree file (read into one byte array and parsed in place)."""
     path = Path(path)
     try:
         with open(path, "rb") as handle:
             if os.fstat(handle.fileno()).st_size == 0:
                 raise FormatError(f"{path}: line 1: empty file, expected the root's row")
-            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-                buf = np.frombuffer(mapped, dtype=np.uint8)
-                try:
-                    return parse_csv(buf, str(path))
-                finally:
-                    del buf
+            # one copy of the file in memory (the parse adds about 2x for the columns), no per-node objects
+            buf = np.fromfile(handle, dtype=np.uint8)
+        return parse_csv(buf, str(path))
     except OSError as exc:
         raise FormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
@@ -461,7 +458,12 @@ def _encode(lo, hi, move_data, move_off, visits, visits2, float_text, float_off,
 
 def float_texts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Shortest round-trip text of each float, as one buffer where text k is ``buf[off[k]:off[k+1]-1]``."""
-    text = ("\n".join(map(repr, values.tolist())) + "\n").encode("ascii")
+    texts = list(map(repr, values.tolist()))
+    # repr drops a NaN's sign, but 0/0 in numpy gives the negative NaN (bits fff8...): keep it as
+    # "-nan" so binary -> CSV -> binary stays byte-identical (other NaN payload bits are not kept)
+    for i in np.flatnonzero(np.isnan(values) & np.signbit(values)).tolist():
+        texts[i] = "-nan"
+    text = ("\n".join(texts) + "\n").encode("ascii")
     buf = np.frombuffer(text, dtype=np.uint8)
     off = np.zeros(len(values) + 1, dtype=np.int64)
     off[1:] = np.flatnonzero(buf == LF) + 1

@@ -6,7 +6,7 @@ terminal) and a hidden win probability for the player who moved into it.
 Each iteration selects by UCB1, expands one child and plays out one Bernoulli
 result, so visit counts split among children the way they do in a search:
 strong moves get deep, narrow lines; weak ones stay shallow. One node per
-iteration, all in one compiled loop (a million nodes in about a second).
+iteration, all in one compiled loop (a million nodes in a few seconds).
 """
 
 from __future__ import annotations

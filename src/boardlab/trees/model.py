@@ -196,7 +196,7 @@ def _depths(parent):
 
 @numba.njit(cache=True)
 def _preorder_violation(parent, child_count):
-    """First node whose parent is not the node preorder puts above it, else -1 (-2: counts left over)."""
+    """First node whose parent is not the node preorder puts above it (or whose children are missing), else -1."""
     n = len(parent)
     if parent[0] != -1 or child_count[0] < 0:
         return 0
