@@ -26,8 +26,9 @@ from boardlab.core.rng import derive_seed, sample_chance
 from boardlab.trees.model import Tree
 
 MODES = ("human-ai", "ai-ai", "human-human")
-#: trees kept per session (a 250k-node tree is ~10 MB; a long chess game would add up)
+#: trees kept per session, by count and by nodes in all (a 250k-node tree takes ~15 MB)
 MAX_TREES = 64
+MAX_TREE_NODES = 4_000_000
 #: sessions kept; the oldest untouched one goes first
 MAX_SESSIONS = 200
 
@@ -179,13 +180,17 @@ class GameSession:
                         root_history=list(root.history),
                     )
                 )
-                del self.trees[:-MAX_TREES]
-            # agents may keep every tree they built; the session keeps its own list
-            if hasattr(agent, "trees") and isinstance(agent.trees, list) and len(agent.trees) > 2:
-                del agent.trees[:-1]
+                self._bound_trees()
             self.state.apply_action(action)
             self._play_chance()
             return action
+
+    def _bound_trees(self) -> None:
+        """Drop the oldest trees beyond MAX_TREES or MAX_TREE_NODES (the newest always stays)."""
+        del self.trees[:-MAX_TREES]
+        total = sum(len(t.tree) for t in self.trees)
+        while len(self.trees) > 1 and total > MAX_TREE_NODES:
+            total -= len(self.trees.pop(0).tree)
 
     def undo(self) -> int:
         """Take back moves: to the previous turn of a person (or one move when no person plays)."""

@@ -108,8 +108,9 @@ function gameSpec() {
 function aiSettings() {
   const ai = { agent: $("agent-select").value };
   const iterations = $("ai-iterations"), time = $("ai-time"), c = $("ai-c");
-  if (!iterations.disabled && iterations.value !== "") ai.iterations = Number(iterations.value);
-  if (!time.disabled && time.value !== "" && Number(time.value) > 0) ai.time = Number(time.value);
+  const timed = !time.disabled && time.value !== "" && Number(time.value) > 0;
+  if (timed) ai.time = Number(time.value);
+  else if (!iterations.disabled && iterations.value !== "") ai.iterations = Number(iterations.value);
   if (!c.disabled && c.value !== "") ai.c = Number(c.value);
   return ai;
 }
