@@ -263,3 +263,22 @@ def test_boardlab_serve_prints_its_address_and_serves(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_ai_opening_undo_and_tree_memory_bound(client, monkeypatch):
+    from boardlab.web import sessions
+
+    game = new_game(client, mode="human-ai", human_seat=1, ai={"agent": "test-tree-maker"}, seed=4)
+    assert game["seats"] == ["test-tree-maker", "human"] and not game["human_to_move"]
+    game = client.post(f"/api/games/{game['id']}/ai-move").json()
+    game = client.post(f"/api/games/{game['id']}/move", json={"action": 6}).json()
+    game = client.post(f"/api/games/{game['id']}/ai-move").json()
+    assert game["moves"] == ["1", "7", "1"] and game["human_to_move"]
+    game = client.post(f"/api/games/{game['id']}/undo").json()
+    assert game["moves"] == ["1"] and game["human_to_move"]  # back to the person's last turn
+    # a session keeps the newest trees within its node budget
+    monkeypatch.setattr(sessions, "MAX_TREE_NODES", 20)
+    game = new_game(client, mode="ai-ai", ai={"agent": "test-tree-maker"}, seed=4)
+    for _ in range(5):
+        client.post(f"/api/games/{game['id']}/ai-move")
+    assert [t["ply"] for t in client.get(f"/api/games/{game['id']}/trees").json()] == [3, 4]
