@@ -7,7 +7,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from boardlab.agents.base import Agent
-from boardlab.agents.registry import register_agent
 from boardlab.core.records import GameRecord
 from boardlab.trees.generate import random_mcts_tree
 from boardlab.trees.io import load_tree, save_tree
@@ -45,7 +44,12 @@ class TreeMakingAgent(Agent):
         return legal[0]
 
 
-register_agent("test-tree-maker", f"{__name__}:TreeMakingAgent")
+@pytest.fixture(autouse=True)
+def tree_maker(monkeypatch):
+    """The test agent, registered only while a test of this module runs."""
+    from boardlab.agents import registry
+
+    monkeypatch.setitem(registry._AGENTS, "test-tree-maker", registry.AgentEntry("test-tree-maker", f"{__name__}:TreeMakingAgent"))
 
 
 @pytest.fixture()
