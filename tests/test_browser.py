@@ -99,6 +99,10 @@ def test_connect_four_against_the_ai_to_the_end_then_analyse(page):
     page.wait_for_selector("#node-details[data-loaded='0']")
     assert page.locator("#node-board .c4-board").count() == 1
     assert int(page.text_content("[data-field=visits]")) >= 100
+    # the server's rendering of the whole tree
+    with page.expect_download() as info:
+        page.click("#export-full-png")
+    assert open(info.value.path(), "rb").read()[:8] == b"\x89PNG\r\n\x1a\n"
     # growth animation of the search: nodes appear in the order the search added them
     page.click("#animate")
     page.wait_for_function("window.__viewer.limit > 0 && window.__viewer.limit < 1e9")

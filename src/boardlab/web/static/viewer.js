@@ -164,6 +164,7 @@ export class TreeViewer {
     $("show-diff").addEventListener("change", () => this.requestDraw());
     $("animate").addEventListener("click", () => this.animate());
     $("export-png").addEventListener("click", () => this.exportPng());
+    $("export-full-png").addEventListener("click", () => this.exportFile("png"));
     $("export-csv").addEventListener("click", () => this.exportFile("csv"));
     $("export-bin").addEventListener("click", () => this.exportFile("tree"));
     $("viewer-back").addEventListener("click", () => { this.stopAnimation(); if (this.onBack) this.onBack(); });
