@@ -8,9 +8,10 @@ BIN := $(VENV)/bin
 .PHONY: run test setup clean
 
 run: $(VENV)/.installed
-	$(BIN)/boardlab tour
+	$(BIN)/boardlab serve
 
 test: $(VENV)/.installed
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	$(BIN)/python -m pytest -n 2 -q
 
 setup: $(VENV)/.installed

@@ -103,8 +103,7 @@ class GenericSearch:
         self.action = [-1]
         self.mover = [max(state.current_player(), 0)]
         self.visits = [0]
-        self.total = [0.0]
-        self.mean = [0.0]  # total / visits, kept up to date for selection
+        self.mean = [0.0]  # mean payout (the sum is mean * visits)
         self.explore = [0.0]  # 1 / sqrt(visits), likewise
         self.wins = [0]
         self.created = [0]
@@ -123,7 +122,7 @@ class GenericSearch:
         self.iterations = 0
         self.inv_sqrt = [0.0] + [1.0 / math.sqrt(n) for n in range(1, 1024)]
 
-    COLUMNS = ("parent", "action", "mover", "visits", "total", "mean", "explore", "wins", "created", "player",
+    COLUMNS = ("parent", "action", "mover", "visits", "mean", "explore", "wins", "created", "player",
                "first", "nch", "tried", "prob", "label", "term", "states", "kids")
 
     # --- the search ------------------------------------------------------------
@@ -172,7 +171,7 @@ class GenericSearch:
         self.action.extend(actions)
         self.mover.extend([mover] * k)
         self.prob.extend(probs)
-        for name, value in (("visits", 0), ("total", 0.0), ("mean", 0.0), ("explore", 0.0), ("wins", 0),
+        for name, value in (("visits", 0), ("mean", 0.0), ("explore", 0.0), ("wins", 0),
                             ("created", -1), ("player", -1), ("first", -1), ("nch", 0), ("tried", 0),
                             ("label", None), ("term", False), ("states", None), ("kids", None)):
             getattr(self, name).extend([value] * k)
@@ -235,7 +234,7 @@ class GenericSearch:
         return self._simulate(state)
 
     def _iterate_hidden(self, iteration: int) -> None:
-        visits, total, kids = self.visits, self.total, self.kids
+        visits, mean, kids = self.visits, self.mean, self.kids
         state = self.root.resample_from_infostate(self.root_player, self.np_rng)
         node = 0
         path = [0]
@@ -262,7 +261,7 @@ class GenericSearch:
                     if ch is None:
                         untried.append(a)
                     elif not untried:
-                        value = total[ch] / visits[ch] + scale / math.sqrt(visits[ch])
+                        value = mean[ch] + scale / math.sqrt(visits[ch])
                         if value > best_value:
                             best_value, best = value, ch
                 if untried:
@@ -278,7 +277,7 @@ class GenericSearch:
 
     def _add_child(self, node: int, a: int, mover: int) -> int:
         index = len(self.parent)
-        defaults = {"parent": node, "action": a, "mover": mover, "visits": 0, "total": 0.0, "mean": 0.0,
+        defaults = {"parent": node, "action": a, "mover": mover, "visits": 0, "mean": 0.0,
                     "explore": 0.0, "wins": 0, "created": -1, "player": -1, "first": -1, "nch": 0, "tried": 0,
                     "prob": 0.0, "label": None, "term": False, "states": None, "kids": None}
         for name in self.COLUMNS:
@@ -286,16 +285,14 @@ class GenericSearch:
         return index
 
     def _backpropagate(self, path: list[int], ret) -> None:
-        visits, total, mean, explore, wins, mover = self.visits, self.total, self.mean, self.explore, self.wins, self.mover
+        visits, mean, explore, wins, mover = self.visits, self.mean, self.explore, self.wins, self.mover
         inv_sqrt = self.inv_sqrt
         top, bottom = max(ret), min(ret)
         for nd in path:
             r = ret[mover[nd]]
             n = visits[nd] + 1
             visits[nd] = n
-            t = total[nd] + r
-            total[nd] = t
-            mean[nd] = t / n
+            mean[nd] += (r - mean[nd]) / n
             explore[nd] = inv_sqrt[n]
             if r == top and r > bottom:
                 wins[nd] += 1
@@ -341,7 +338,7 @@ class GenericSearch:
         else:
             f = self.first[0]
             ids = range(f, f + self.nch[0]) if f >= 0 else []
-        return [(self.action[ch], self.visits[ch], self.wins[ch], self.total[ch]) for ch in ids]
+        return [(self.action[ch], self.visits[ch], self.wins[ch], self.mean[ch] * self.visits[ch]) for ch in ids]
 
     def reroot(self, actions: list[int], state: State) -> bool:
         """Keep the subtree reached by ``actions`` from the root; False when it was never visited."""
@@ -374,7 +371,7 @@ class GenericSearch:
             "parent": np.asarray(self.parent, dtype=np.int64),
             "visits": np.asarray(self.visits, dtype=np.int64),
             "wins": np.asarray(self.wins, dtype=np.int64),
-            "total": np.asarray(self.total, dtype=np.float64),
+            "mean": np.asarray(self.mean, dtype=np.float64),
             "player": np.asarray(self.player, dtype=np.int8),
             "created": np.asarray(self.created, dtype=np.int64),
             "moves": list(self.label),
@@ -546,7 +543,7 @@ class MCTSAgent(Agent):
             labels="move path from the start of the game" if from_start else "move path from the search root",
         )
         return export_tree(
-            raw["parent"], raw["visits"], raw["wins"], raw["total"], raw["player"], raw["created"],
+            raw["parent"], raw["visits"], raw["wins"], raw.get("total"), raw["player"], raw["created"],
             moves=raw.get("moves"), move_codes=raw.get("move_codes"), move_table=raw.get("move_table", ()),
-            root_label=root_label, meta=meta,
+            root_label=root_label, meta=meta, mean=raw.get("mean"),
         )

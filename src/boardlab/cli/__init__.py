@@ -1,6 +1,6 @@
 """The ``boardlab`` command. Each module of this package adds one group of commands."""
 
-from boardlab.cli import catalogue, duel, play, tour  # noqa: F401  (registers commands)
+from boardlab.cli import catalogue, duel, play, serve, tour  # noqa: F401  (registers commands)
 from boardlab.cli import search  # noqa: F401  (registers commands)
 from boardlab.cli import tree  # noqa: F401  (boardlab tree ...)
 from boardlab.cli import tournament  # noqa: F401

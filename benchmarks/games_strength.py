@@ -1,0 +1,83 @@
+"""UCT strength in Chess and Mancala against a uniformly random player.
+
+    python benchmarks/games_strength.py [--chess-games 50] [--mancala-games 200]
+        [--chess-agent SPEC] [--mancala-agent SPEC] [--tune 10] [--json]
+
+Goals of project issue #5: UCT with the material evaluation wins >= 95 % of
+50 chess games against random, and UCT with 2000 iterations wins >= 95 % of
+200 Mancala games against random. Seats alternate. ``--tune N`` first plays
+N chess games for each ``eval_plies`` in 0, 2, 4, 8 (random plies before the
+evaluation cut-off) and prints the win rate, game length and CPU time per
+UCT move, which is how the default ``eval_plies=0`` for chess was chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from boardlab.arena.duel import duel
+from boardlab.core.registry import make
+
+CHESS_AGENT = "mcts:iterations=200,eval=chess_material"
+MANCALA_AGENT = "mcts:iterations=2000"
+
+
+def measure(game_spec: str, agent: str, games: int, seed: int = 0) -> dict:
+    game = make(game_spec)
+    plies: list[int] = []
+    start_cpu, start_wall = time.process_time(), time.perf_counter()
+    result = duel(game, agent, "random", games, seed, on_game=lambda i, record: plies.append(len(record.actions)))
+    cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start_wall
+    agent_moves = sum(plies) / 2  # the UCT agent makes about half the moves; random moves cost ~nothing
+    data = result.to_dict()
+    data.update(
+        win_rate=result.wins / result.games,
+        mean_plies=sum(plies) / len(plies),
+        cpu_s=cpu,
+        wall_s=wall,
+        cpu_s_per_agent_move=cpu / agent_moves if agent_moves else None,
+    )
+    return data
+
+
+def line(label: str, d: dict) -> str:
+    return (
+        f"{label:44} W/D/L {d['wins']:3d}/{d['draws']:3d}/{d['losses']:3d}  win rate {100 * d['win_rate']:5.1f} %  "
+        f"mean plies {d['mean_plies']:6.1f}  CPU {d['cpu_s']:7.1f} s ({1000 * d['cpu_s_per_agent_move']:.1f} ms/move)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chess-games", type=int, default=50)
+    parser.add_argument("--mancala-games", type=int, default=200)
+    parser.add_argument("--chess-agent", default=CHESS_AGENT)
+    parser.add_argument("--mancala-agent", default=MANCALA_AGENT)
+    parser.add_argument("--tune", type=int, default=0, help="chess games per eval_plies value (0: skip the sweep)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object: {tune: [...], chess: {...}, mancala: {...}}, each a duel result plus win_rate, mean_plies, cpu_s, wall_s, cpu_s_per_agent_move")
+    args = parser.parse_args()
+    out: dict = {"tune": []}
+    if args.tune:
+        for plies in (0, 2, 4, 8):
+            spec = f"{args.chess_agent},eval_plies={plies}"
+            d = measure("chess", spec, args.tune, seed=100 + plies)
+            d["eval_plies"] = plies
+            out["tune"].append(d)
+            if not args.json:
+                print(line(f"chess {spec}", d), flush=True)
+    if args.chess_games:
+        out["chess"] = measure("chess", args.chess_agent, args.chess_games)
+        if not args.json:
+            print(line(f"chess {args.chess_agent}", out["chess"]) + "  (goal >= 95 %)", flush=True)
+    if args.mancala_games:
+        out["mancala"] = measure("mancala", args.mancala_agent, args.mancala_games)
+        if not args.json:
+            print(line(f"mancala {args.mancala_agent}", out["mancala"]) + "  (goal >= 95 %)", flush=True)
+    if args.json:
+        print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

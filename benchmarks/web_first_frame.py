@@ -1,0 +1,89 @@
+"""Time from clicking "Analyse trees" to the first drawn frame of a ~250k-node tree.
+
+The tree is the real search tree of one MCTS move in Connect Four (compiled
+engine, ``--iterations`` iterations). The page runs in headless Chromium with
+software WebGL (SwiftShader), so a desktop GPU only makes it faster. The clock
+runs in the page: from the click on "Analyse trees" to the end of the first
+frame (``readPixels`` after the draw calls waits for the GPU). It covers the
+tree list request, the server's layout and packing, the transfer, parsing,
+buffer uploads and the two draw calls.
+
+    PYTHONPATH=src python benchmarks/web_first_frame.py [--iterations 253000] [--repeats 3] [--json]
+
+"cold" is the first open in a fresh server process (the layout kernel is
+loaded from numba's cache then); "warm" reopens the same tree after the
+server cached its packed arrays; "fresh tree" opens the tree of a new AI move
+(layout and packing redone, kernels warm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+
+from boardlab.web.app import create_app
+from boardlab.web.headless import chromium, serve_in_thread
+
+CLICK_TO_FRAME = """async () => {
+  document.body.dataset.treeReady = "";
+  window.__firstFrameAt = null;
+  const start = performance.now();
+  document.getElementById("analyse").click();
+  while (window.__firstFrameAt === null || window.__firstFrameAt === undefined) await new Promise((r) => setTimeout(r, 5));
+  return [window.__firstFrameAt - start, window.__treeTimings];
+}"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=253_000, help="MCTS iterations of the analysed move")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="print one JSON object: nodes, cold_s, warm_s, fresh_s (lists)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as data, serve_in_thread(create_app(data)) as url, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_default_timeout(120_000)
+        page.goto(url + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.select_option("#game-select", "connect4")
+        page.check("input[name=mode][value=ai-ai]")
+        page.select_option("#agent-select", "mcts")
+        page.fill("#ai-iterations", str(args.iterations))
+        page.click("#start")
+
+        def ai_move() -> None:
+            moves = int(page.get_attribute("body", "data-moves"))
+            page.click("#next-move")
+            page.wait_for_function(f"document.body.dataset.moves === '{moves + 1}' && document.body.dataset.busy === '0'")
+
+        ai_move()
+        cold, parts = page.evaluate(CLICK_TO_FRAME)
+        cold /= 1000
+        print("parts (ms):", parts)
+        nodes = int(page.get_attribute("body", "data-tree-nodes"))
+        warm, fresh = [], []
+        for _ in range(args.repeats):
+            page.click("#viewer-back")
+            total, parts = page.evaluate(CLICK_TO_FRAME)
+            print("parts (ms):", parts)
+            warm.append(total / 1000)
+            page.click("#viewer-back")
+            ai_move()
+            total, parts = page.evaluate(CLICK_TO_FRAME)
+            print("parts (ms):", parts)
+            fresh.append(total / 1000)
+        renderer = page.evaluate("() => { const gl = window.__viewer.gl; return gl.getParameter(gl.VERSION) + ' / ' + gl.getParameter(gl.RENDERER); }")
+    result = {"nodes": nodes, "cold_s": [round(cold, 3)], "warm_s": [round(t, 3) for t in warm], "fresh_s": [round(t, 3) for t in fresh], "renderer": renderer}
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(f"tree: {nodes} nodes (MCTS, Connect Four, {args.iterations} iterations); WebGL: {renderer}")
+    print(f"click 'Analyse' -> first frame, cold:       {cold:.3f} s")
+    print(f"click 'Analyse' -> first frame, warm:       median {statistics.median(warm):.3f} s  {warm}")
+    print(f"click 'Analyse' -> first frame, fresh tree: median {statistics.median(fresh):.3f} s  {fresh}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Screenshots of the web app for the README: the menu, games and the tree viewer.
+
+    PYTHONPATH=src python benchmarks/web_screenshots.py [--out docs]
+
+Writes web-menu.png, web-connect4.png, web-mancala.png, web-chess.png and
+web-viewer.png (headless Chromium, 1280x800, software WebGL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from boardlab.web.app import create_app
+from boardlab.web.headless import chromium, serve_in_thread
+
+
+def start(page, game: str, mode: str, agent: str = "mcts", iterations: int = 3000) -> None:
+    page.click("#home")
+    page.select_option("#game-select", game)
+    page.check(f"input[name=mode][value={mode}]")
+    page.select_option("#agent-select", agent)
+    if agent == "mcts":
+        page.fill("#ai-iterations", str(iterations))
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden])")
+    page.wait_for_function("document.body.dataset.busy === '0'")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("docs"))
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as data, serve_in_thread(create_app(data)) as url, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_default_timeout(120_000)
+        page.goto(url + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.screenshot(path=str(args.out / "web-menu.png"))
+
+        # Connect Four against MCTS: a few moves in the middle
+        start(page, "connect4", "human-ai", iterations=20000)
+        for column in (3, 3, 2, 4):
+            moves = int(page.get_attribute("body", "data-moves"))
+            page.click(f".c4-col.playable[data-col='{column}']")
+            page.wait_for_function(f"Number(document.body.dataset.moves) >= {moves + 2} && document.body.dataset.busy === '0'")
+        page.wait_for_timeout(500)  # let the last disc land
+        page.screenshot(path=str(args.out / "web-connect4.png"))
+
+        # the viewer on the AI's last two searches, a node below the root picked
+        page.fill("#trees-back", "2")
+        page.click("#analyse")
+        page.wait_for_function("document.body.dataset.treeReady === '1'")
+        node = page.evaluate(
+            """() => { const v = window.__viewer, t = v.tree; let best = -1;
+            for (let i = 1; i < t.n; i++) if (t.y[i] === 2) { best = i; break; } return best; }"""
+        )
+        for _ in range(3):
+            page.click("#zoom-in")
+        page.evaluate(f"() => {{ const v = window.__viewer; const [x, y] = v.toScreen({node}); v.view.x0 += v.canvas.clientWidth / 2 - x; v.view.y0 += 150 - y; v.drawNow(); }}")
+        x, y = page.evaluate(f"() => window.__viewer.toScreen({node})")
+        box = page.locator("#tree-canvas").bounding_box()
+        page.mouse.click(box["x"] + x, box["y"] + y)
+        page.wait_for_selector(f"#node-details[data-loaded='{node}']")
+        page.screenshot(path=str(args.out / "web-viewer.png"))
+
+        # Mancala, AI against AI, a few steps in
+        start(page, "mancala", "ai-ai", iterations=2000)
+        for step in range(1, 7):
+            page.click("#next-move")
+            page.wait_for_function(f"Number(document.body.dataset.moves) >= {step} && document.body.dataset.busy === '0'")
+        page.screenshot(path=str(args.out / "web-mancala.png"))
+
+        # Chess: a piece selected, its moves marked
+        start(page, "chess", "human-ai", agent="random")
+        page.click(".chess-sq[data-square=e2]")
+        page.click(".chess-sq[data-square=e4]")
+        page.wait_for_function("document.body.dataset.moves === '2' && document.body.dataset.busy === '0'")
+        page.click(".chess-sq[data-square=g1]")
+        page.screenshot(path=str(args.out / "web-chess.png"))
+    for name in ("menu", "connect4", "viewer", "mancala", "chess"):
+        print(args.out / f"web-{name}.png")
+
+
+if __name__ == "__main__":
+    main()
