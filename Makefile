@@ -11,7 +11,9 @@ run: $(VENV)/.installed
 	$(BIN)/boardlab serve
 
 test: $(VENV)/.installed
-	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	@# browser tests drive Debian's Chromium; install it once (as root, or through sudo)
+	command -v chromium >/dev/null || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 	$(BIN)/python -m pytest -n 2 -q
 
 setup: $(VENV)/.installed
