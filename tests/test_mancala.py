@@ -1,4 +1,5 @@
 import json
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -229,6 +230,9 @@ def test_evaluate_store_sign_range_and_exact_values():
     ahead = game.state_from_board([4, 4, 4, 4, 0, 0], [4, 4, 4, 4, 4, 0], (10, 2))
     v = evaluate_store(ahead)
     assert 0 < v[0] < 1 and v[1] == -v[0]
+    # equal stores: seeds left on a side count half a seed against their owner (SIDE_WEIGHT)
+    hoard = evaluate_store(game.state_from_board([4] * 6, [1] * 6, (10, 10)))
+    assert hoard[0] == pytest.approx(math.tanh(3 * (-0.5 * (24 - 6)) / 50)) and hoard[1] == -hoard[0]
     assert evaluate_store(game.state_from_board([1] * 6, [1] * 6, (25, 11))) == [1.0, -1.0]  # > half banked
     over = game.state_from_board([0] * 6, [1] * 6, (20, 22))
     assert evaluate_store(over) == over.returns() == [-1.0, 1.0]
