@@ -218,6 +218,8 @@ def test_board_view_and_json_round_trip():
     assert doc["start"] == {"board": [0, 0, 2, 0, 0, 1, 10, 3, 0, 0, 0, 0, 1, 31], "to_move": 1}
     again = game.state_from_json(doc)
     assert again.board == custom.board and again.history == [0] and again.current_player() == custom.current_player()
+    with pytest.raises(BoardlabError, match="parameters"):
+        make("mancala", empty_capture=True).state_from_json(doc)
     text = str(custom)
     # North's A sowed B, C, D; D was empty and South's c (2 seeds) lies opposite: 31 + 3
     assert custom.pits_of(0) == [0, 0, 0, 0, 0, 1] and custom.pits_of(1) == [0, 1, 1, 0, 0, 1]

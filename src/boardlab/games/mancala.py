@@ -122,6 +122,8 @@ class Mancala(Game):
             return super().state_from_json(data)  # type: ignore[return-value]
         if data.get("game") != self.name:
             raise BoardlabError(f"state is for game {data.get('game')!r}, not {self.name!r}")
+        if data.get("params", self.params) != self.params:
+            raise BoardlabError(f"state was made with parameters {data.get('params')}, this game has {self.params}")
         try:
             board, to_move = start["board"], int(start["to_move"])
         except (KeyError, TypeError, ValueError):
