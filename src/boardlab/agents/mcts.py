@@ -64,11 +64,6 @@ def kernel_rng(seed: int) -> np.ndarray:
     return np.array([(seed * 0x9E3779B97F4A7C15 | 1) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
-def is_win(returns, payoff: float) -> bool:
-    """Whether ``payoff`` counts as a win among ``returns`` (see the module docstring)."""
-    return payoff == max(returns) and payoff > min(returns)
-
-
 class GenericSearch:
     """One UCT tree over the State API, kept in parallel Python lists (one entry per node).
 
@@ -108,8 +103,7 @@ class GenericSearch:
         self.action = [-1]
         self.mover = [max(state.current_player(), 0)]
         self.visits = [0]
-        self.total = [0.0]
-        self.mean = [0.0]  # total / visits, kept up to date for selection
+        self.mean = [0.0]  # mean payout (the sum is mean * visits)
         self.explore = [0.0]  # 1 / sqrt(visits), likewise
         self.wins = [0]
         self.created = [0]
@@ -128,7 +122,7 @@ class GenericSearch:
         self.iterations = 0
         self.inv_sqrt = [0.0] + [1.0 / math.sqrt(n) for n in range(1, 1024)]
 
-    COLUMNS = ("parent", "action", "mover", "visits", "total", "mean", "explore", "wins", "created", "player",
+    COLUMNS = ("parent", "action", "mover", "visits", "mean", "explore", "wins", "created", "player",
                "first", "nch", "tried", "prob", "label", "term", "states", "kids")
 
     # --- the search ------------------------------------------------------------
@@ -138,8 +132,8 @@ class GenericSearch:
         clock = time.perf_counter
         inv_sqrt = self.inv_sqrt
         while iterations is None or done < iterations:
-            if deadline is not None and clock() >= deadline:
-                break
+            if deadline is not None and done > 0 and clock() >= deadline:
+                break  # (one iteration always runs, so that there is a move to choose)
             if self.visits[0] + 2 >= len(inv_sqrt):
                 inv_sqrt.extend(1.0 / math.sqrt(n) for n in range(len(inv_sqrt), 2 * len(inv_sqrt)))
             self.iterations += 1
@@ -177,7 +171,7 @@ class GenericSearch:
         self.action.extend(actions)
         self.mover.extend([mover] * k)
         self.prob.extend(probs)
-        for name, value in (("visits", 0), ("total", 0.0), ("mean", 0.0), ("explore", 0.0), ("wins", 0),
+        for name, value in (("visits", 0), ("mean", 0.0), ("explore", 0.0), ("wins", 0),
                             ("created", -1), ("player", -1), ("first", -1), ("nch", 0), ("tried", 0),
                             ("label", None), ("term", False), ("states", None), ("kids", None)):
             getattr(self, name).extend([value] * k)
@@ -186,6 +180,8 @@ class GenericSearch:
 
     def _iterate(self, iteration: int) -> None:
         visits, first, nch, tried, term, player = self.visits, self.first, self.nch, self.tried, self.term, self.player
+        mean, explore, c = self.mean, self.explore, self.c
+        sqrt, log = math.sqrt, math.log
         node = 0
         path = [0]
         while True:
@@ -212,8 +208,9 @@ class GenericSearch:
                     best = f + t
                     tried[node] = t + 1
                 else:
-                    scale = self.c * math.sqrt(math.log(visits[node]))
-                    values = [m + scale * e for m, e in zip(self.mean[f : f + k], self.explore[f : f + k])]
+                    scale = c * sqrt(log(visits[node]))
+                    end = f + k
+                    values = [m + scale * e for m, e in zip(mean[f:end], explore[f:end])]
                     best = f + values.index(max(values))
             path.append(best)
             if visits[best] == 0:
@@ -237,7 +234,7 @@ class GenericSearch:
         return self._simulate(state)
 
     def _iterate_hidden(self, iteration: int) -> None:
-        visits, total, kids = self.visits, self.total, self.kids
+        visits, mean, kids = self.visits, self.mean, self.kids
         state = self.root.resample_from_infostate(self.root_player, self.np_rng)
         node = 0
         path = [0]
@@ -264,7 +261,7 @@ class GenericSearch:
                     if ch is None:
                         untried.append(a)
                     elif not untried:
-                        value = total[ch] / visits[ch] + scale / math.sqrt(visits[ch])
+                        value = mean[ch] + scale / math.sqrt(visits[ch])
                         if value > best_value:
                             best_value, best = value, ch
                 if untried:
@@ -280,7 +277,7 @@ class GenericSearch:
 
     def _add_child(self, node: int, a: int, mover: int) -> int:
         index = len(self.parent)
-        defaults = {"parent": node, "action": a, "mover": mover, "visits": 0, "total": 0.0, "mean": 0.0,
+        defaults = {"parent": node, "action": a, "mover": mover, "visits": 0, "mean": 0.0,
                     "explore": 0.0, "wins": 0, "created": -1, "player": -1, "first": -1, "nch": 0, "tried": 0,
                     "prob": 0.0, "label": None, "term": False, "states": None, "kids": None}
         for name in self.COLUMNS:
@@ -288,16 +285,14 @@ class GenericSearch:
         return index
 
     def _backpropagate(self, path: list[int], ret) -> None:
-        visits, total, mean, explore, wins, mover = self.visits, self.total, self.mean, self.explore, self.wins, self.mover
+        visits, mean, explore, wins, mover = self.visits, self.mean, self.explore, self.wins, self.mover
         inv_sqrt = self.inv_sqrt
         top, bottom = max(ret), min(ret)
         for nd in path:
             r = ret[mover[nd]]
             n = visits[nd] + 1
             visits[nd] = n
-            t = total[nd] + r
-            total[nd] = t
-            mean[nd] = t / n
+            mean[nd] += (r - mean[nd]) / n
             explore[nd] = inv_sqrt[n]
             if r == top and r > bottom:
                 wins[nd] += 1
@@ -333,6 +328,9 @@ class GenericSearch:
             state.apply_action(legal[int(self.py.random() * len(legal))])
 
     # --- results, reuse, export --------------------------------------------------
+    def root_visits(self) -> int:
+        return self.visits[0]
+
     def root_children(self) -> list[tuple[int, int, int, float]]:
         """``(action, visits, wins, total)`` of each root child."""
         if self.hidden:
@@ -340,7 +338,7 @@ class GenericSearch:
         else:
             f = self.first[0]
             ids = range(f, f + self.nch[0]) if f >= 0 else []
-        return [(self.action[ch], self.visits[ch], self.wins[ch], self.total[ch]) for ch in ids]
+        return [(self.action[ch], self.visits[ch], self.wins[ch], self.mean[ch] * self.visits[ch]) for ch in ids]
 
     def reroot(self, actions: list[int], state: State) -> bool:
         """Keep the subtree reached by ``actions`` from the root; False when it was never visited."""
@@ -373,7 +371,7 @@ class GenericSearch:
             "parent": np.asarray(self.parent, dtype=np.int64),
             "visits": np.asarray(self.visits, dtype=np.int64),
             "wins": np.asarray(self.wins, dtype=np.int64),
-            "total": np.asarray(self.total, dtype=np.float64),
+            "mean": np.asarray(self.mean, dtype=np.float64),
             "player": np.asarray(self.player, dtype=np.int8),
             "created": np.asarray(self.created, dtype=np.int64),
             "moves": list(self.label),
@@ -406,9 +404,9 @@ class MCTSAgent(Agent):
         "c": Option("c", float, math.sqrt(2), "UCB exploration constant", non_negative),
         "final": Option("final", str, "visits", "move chosen: most-visited child (visits) or best mean payout (mean)", _one_of("visits", "mean")),
         "seed": Option("seed", int, None, "seed of the search (default: from the game seed)"),
-        "reuse": Option("reuse", bool, False, "keep the subtree of the moves actually played for the next search"),
+        "reuse": Option("reuse", bool, False, "keep the subtree of the moves actually played for the next search (perfect-information games; determinised searches start afresh)"),
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
-        "eval": Option("eval", str, None, "leaf evaluator name (see boardlab.agents.evaluators) instead of full playouts"),
+        "eval": Option("eval", str, None, "leaf evaluator (chess_material, mancala_store, or one added with register_evaluator) instead of full playouts"),
         "eval_plies": Option("eval_plies", int, 0, "random plies played before the evaluator is asked", non_negative),
         "engine": Option("engine", str, "auto", "auto (compiled on connect4 when possible), compiled or generic", _one_of("auto", "compiled", "generic")),
     }
@@ -427,6 +425,19 @@ class MCTSAgent(Agent):
         super().reset(game, player, seed)
         self._search = None
         self._trees = []
+        self._warm_up(game)
+
+    def _warm_up(self, game) -> None:
+        """Load the compiled code this game's searches will use now, not in the first move's time."""
+        if self.config["eval"] is not None:
+            return
+        if game.name == "connect4" and self.config["engine"] != "generic":
+            from boardlab.agents.mcts_connect4 import CompiledConnect4Search
+
+            CompiledConnect4Search(game.new_initial_state(), 0, 1.0).run(1, None)
+        elif getattr(game, "playout_kernel", None) is not None:
+            state = game.new_initial_state()
+            game.playout_kernel().playout_returns(state, kernel_rng(0))
 
     # --- choosing a move ---------------------------------------------------------
     def step(self, state: State) -> int:
@@ -440,8 +451,10 @@ class MCTSAgent(Agent):
             iterations = 1000
         deadline = None if budget is None else start + budget
         search = self._reused(state) or self._new_search(state, player)
+        search_start = time.perf_counter()
         done = search.run(iterations, deadline)
-        seconds = time.perf_counter() - start
+        end = time.perf_counter()
+        seconds = end - search_start
         children = search.root_children()
         visited = [ch for ch in children if ch[1] > 0]
         if not visited:
@@ -456,6 +469,7 @@ class MCTSAgent(Agent):
             "simulations": done,
             "seconds": seconds,
             "simulations_per_second": done / seconds if seconds > 0 else None,
+            "root_visits": search.root_visits(),
             "children": [
                 {"action": a, "move": state.action_to_string(a), "visits": n, "wins": w, "mean": t / n if n else 0.0}
                 for a, n, w, t in sorted(children, key=lambda ch: -ch[1])
@@ -479,6 +493,8 @@ class MCTSAgent(Agent):
             del self._trees[: -self.config["keep_trees"]]
         self._search = search if self.config["reuse"] else None
         self._search_key = (state.game, state.seed, getattr(state, "start", None))
+        # the whole step, setup (tree reuse, first use of compiled code) and bookkeeping included
+        self.last_search["step_seconds"] = time.perf_counter() - start
         return action
 
     def _new_search(self, state: State, player: int):
@@ -527,7 +543,7 @@ class MCTSAgent(Agent):
             labels="move path from the start of the game" if from_start else "move path from the search root",
         )
         return export_tree(
-            raw["parent"], raw["visits"], raw["wins"], raw["total"], raw["player"], raw["created"],
+            raw["parent"], raw["visits"], raw["wins"], raw.get("total"), raw["player"], raw["created"],
             moves=raw.get("moves"), move_codes=raw.get("move_codes"), move_table=raw.get("move_table", ()),
-            root_label=root_label, meta=meta,
+            root_label=root_label, meta=meta, mean=raw.get("mean"),
         )

@@ -114,7 +114,7 @@ def export_tree(
     parent: np.ndarray,
     visits: np.ndarray,
     wins: np.ndarray,
-    total: np.ndarray,
+    total: np.ndarray | None,
     player: np.ndarray,
     created: np.ndarray,
     moves: Sequence[str | None] | None = None,
@@ -122,6 +122,7 @@ def export_tree(
     move_table: Sequence[str] = (),
     root_label: str = "",
     meta: dict | None = None,
+    mean: np.ndarray | None = None,
 ) -> Tree:
     """The visited nodes of a flat search tree as a :class:`Tree` in preorder.
 
@@ -157,7 +158,10 @@ def export_tree(
     root_bytes = np.frombuffer(root_label.encode("utf-8"), dtype=np.uint8).copy()
     data, offsets = path_labels(pre_parent, move_labels.data, move_labels.offsets - move_labels.offsets[0], root_bytes)
     node_visits = visits[source]
-    mean = np.divide(np.asarray(total, dtype=np.float64)[source], node_visits, out=np.zeros(len(source)), where=node_visits > 0)
+    if mean is not None:
+        mean = np.asarray(mean, dtype=np.float64)[source]
+    else:
+        mean = np.divide(np.asarray(total, dtype=np.float64)[source], node_visits, out=np.zeros(len(source)), where=node_visits > 0)
     child_count = np.bincount(pre_parent[1:], minlength=len(source)).astype(np.int32)
     return Tree(
         parent=pre_parent.astype(np.int32),
