@@ -9,6 +9,11 @@ Goals of project issue #5: UCT with the material evaluation wins >= 95 % of
 N chess games for each ``eval_plies`` in 0, 2, 4, 8 (random plies before the
 evaluation cut-off) and prints the win rate, game length and CPU time per
 UCT move, which is how the default ``eval_plies=0`` for chess was chosen.
+``--weights N`` plays N Mancala games for each pairing of
+``mcts:iterations=ITER,eval=...`` searches that differ only in the weight of
+the seeds on each side in the store evaluation (``--weights-iterations``,
+default 300), which is how ``SIDE_WEIGHT`` of
+:func:`boardlab.games.mancala.evaluate_store` was chosen.
 """
 
 from __future__ import annotations
@@ -17,8 +22,22 @@ import argparse
 import json
 import time
 
+from boardlab.agents.evaluators import register_evaluator
 from boardlab.arena.duel import duel
 from boardlab.core.registry import make
+from boardlab.games.mancala import store_value
+
+#: (weight, weight) pairings compared by --weights; the first weight of each is the candidate default
+WEIGHT_PAIRS = [(-0.5, 0.0), (-0.5, -0.25), (-0.5, -1.0), (0.0, 0.25)]
+
+
+def _weight_name(weight: float) -> str:
+    return "side_weight_" + f"{weight:+.2f}".replace("+", "p").replace("-", "m").replace(".", "_")
+
+
+for _w in sorted({w for pair in WEIGHT_PAIRS for w in pair}):
+    globals()[_weight_name(_w)] = lambda state, _w=_w: store_value(state, _w)
+    register_evaluator(_weight_name(_w), f"{__name__}:{_weight_name(_w)}")
 
 CHESS_AGENT = "mcts:iterations=200,eval=chess_material"
 MANCALA_AGENT = "mcts:iterations=2000"
@@ -56,9 +75,18 @@ def main() -> None:
     parser.add_argument("--chess-agent", default=CHESS_AGENT)
     parser.add_argument("--mancala-agent", default=MANCALA_AGENT)
     parser.add_argument("--tune", type=int, default=0, help="chess games per eval_plies value (0: skip the sweep)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object: {tune: [...], chess: {...}, mancala: {...}}, each a duel result plus win_rate, mean_plies, cpu_s, wall_s, cpu_s_per_agent_move")
+    parser.add_argument("--weights", type=int, default=0, help="mancala games per pairing of side weights (0: skip)")
+    parser.add_argument("--weights-iterations", type=int, default=300)
+    parser.add_argument("--json", action="store_true", help="print one JSON object: {weights: [...], tune: [...], chess: {...}, mancala: {...}}, each a duel result plus win_rate, mean_plies, cpu_s, wall_s, cpu_s_per_agent_move")
     args = parser.parse_args()
-    out: dict = {"tune": []}
+    out: dict = {"tune": [], "weights": []}
+    for a, b in WEIGHT_PAIRS if args.weights else []:
+        it = args.weights_iterations
+        r = duel(make("mancala"), f"mcts:iterations={it},eval={_weight_name(a)}",
+                 f"mcts:iterations={it},eval={_weight_name(b)}", args.weights, seed=5)
+        out["weights"].append({"weights": [a, b], "iterations": it, **r.to_dict()})
+        if not args.json:
+            print(f"mancala side weight {a:+.2f} vs {b:+.2f} at {it} iterations: W/D/L {r.wins}/{r.draws}/{r.losses}", flush=True)
     if args.tune:
         for plies in (0, 2, 4, 8):
             spec = f"{args.chess_agent},eval_plies={plies}"

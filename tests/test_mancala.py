@@ -1,4 +1,5 @@
 import json
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -217,6 +218,8 @@ def test_board_view_and_json_round_trip():
     assert doc["start"] == {"board": [0, 0, 2, 0, 0, 1, 10, 3, 0, 0, 0, 0, 1, 31], "to_move": 1}
     again = game.state_from_json(doc)
     assert again.board == custom.board and again.history == [0] and again.current_player() == custom.current_player()
+    with pytest.raises(BoardlabError, match="parameters"):
+        make("mancala", empty_capture=True).state_from_json(doc)
     text = str(custom)
     # North's A sowed B, C, D; D was empty and South's c (2 seeds) lies opposite: 31 + 3
     assert custom.pits_of(0) == [0, 0, 0, 0, 0, 1] and custom.pits_of(1) == [0, 1, 1, 0, 0, 1]
@@ -229,6 +232,9 @@ def test_evaluate_store_sign_range_and_exact_values():
     ahead = game.state_from_board([4, 4, 4, 4, 0, 0], [4, 4, 4, 4, 4, 0], (10, 2))
     v = evaluate_store(ahead)
     assert 0 < v[0] < 1 and v[1] == -v[0]
+    # equal stores: seeds left on a side count half a seed against their owner (SIDE_WEIGHT)
+    hoard = evaluate_store(game.state_from_board([4] * 6, [1] * 6, (10, 10)))
+    assert hoard[0] == pytest.approx(math.tanh(3 * (-0.5 * (24 - 6)) / 50)) and hoard[1] == -hoard[0]
     assert evaluate_store(game.state_from_board([1] * 6, [1] * 6, (25, 11))) == [1.0, -1.0]  # > half banked
     over = game.state_from_board([0] * 6, [1] * 6, (20, 22))
     assert evaluate_store(over) == over.returns() == [-1.0, 1.0]

@@ -141,6 +141,8 @@ class Chess(Game):
             return super().state_from_json(data)  # type: ignore[return-value]
         if data.get("game") != self.name:
             raise BoardlabError(f"state is for game {data.get('game')!r}, not {self.name!r}")
+        if data.get("params", self.params) != self.params:
+            raise BoardlabError(f"state was made with parameters {data.get('params')}, this game has {self.params}")
         state = self.state_from_fen(str(start))
         state.seed = data.get("seed")
         for index, action in enumerate(data.get("history", [])):

@@ -122,6 +122,8 @@ class Mancala(Game):
             return super().state_from_json(data)  # type: ignore[return-value]
         if data.get("game") != self.name:
             raise BoardlabError(f"state is for game {data.get('game')!r}, not {self.name!r}")
+        if data.get("params", self.params) != self.params:
+            raise BoardlabError(f"state was made with parameters {data.get('params')}, this game has {self.params}")
         try:
             board, to_move = start["board"], int(start["to_move"])
         except (KeyError, TypeError, ValueError):
@@ -347,22 +349,35 @@ class MancalaState(State):
         return "\n".join(lines)
 
 
+#: weight of the seeds on each side in :func:`evaluate_store` (negative: they count against their owner)
+SIDE_WEIGHT = -0.5
+
+
 def evaluate_store(state: MancalaState) -> list[float]:
     """A value in [-1, 1] per player for search cut-offs: who is ahead in seeds.
 
-    The margin is ``store difference + SIDE_WEIGHT * difference of seeds on
-    each side``. Seeds in a store are banked for good; seeds still on a side
-    go to that side's owner at the end only if they stay there, and half the
-    time they are sown across first, so they count for a quarter of a banked
-    seed (0.25: a small weight that breaks ties between equal stores in
-    favour of the side that keeps material to sow, without outweighing a
-    single banked seed). The margin is squashed with ``tanh(3 * margin /
-    total seeds)``: 8 seeds ahead of 48 gives about 0.46, 24 about 0.9.
+    The margin is ``store difference + SIDE_WEIGHT * (seeds on South's side -
+    seeds on North's side)``, squashed with ``tanh(3 * margin / total
+    seeds)``: 8 seeds ahead of 48 gives about 0.46, 24 about 0.9.
+
+    Seeds in a store are banked for good. Seeds still on a side are not: the
+    owner must sow most of them across, and pits holding seeds are what the
+    opponent captures. They count against their owner, half a seed each
+    (``SIDE_WEIGHT = -0.5``). Measured with ``mcts:iterations=300`` and this
+    evaluation against the same search with other weights, 100 games each,
+    seats alternating (``benchmarks/games_strength.py --weights 100``, figures
+    in ``docs/benchmarks/games.md``): -0.5 beat 0 (stores only) 62-8-30 and
+    -0.25 55-3-42, and was even with -1.0 (46-3-51); 0 beat +0.25 71-3-26.
 
     Exact values where the result is known: terminal states return their
     returns, and a store holding more than half of all seeds has won already
     (no seed ever leaves a store), so it scores +1/-1 at once.
     """
+    return store_value(state, SIDE_WEIGHT)
+
+
+def store_value(state: MancalaState, side_weight: float) -> list[float]:
+    """:func:`evaluate_store` with another weight for the seeds on each side."""
     if state.over:
         return state.returns()
     pits = state.game.pits
@@ -374,12 +389,9 @@ def evaluate_store(state: MancalaState) -> list[float]:
     if 2 * n_store > total:
         return [-1.0, 1.0]
     side = sum(board[:pits]) - sum(board[pits + 1: 2 * pits + 1])
-    margin = (s_store - n_store) + SIDE_WEIGHT * side
+    margin = (s_store - n_store) + side_weight * side
     value = math.tanh(3.0 * margin / total)
     return [value, -value]
 
 
-SIDE_WEIGHT = 0.25
-
-
-__all__ = ["Mancala", "MancalaState", "evaluate_store"]
+__all__ = ["Mancala", "MancalaState", "evaluate_store", "store_value"]

@@ -66,7 +66,6 @@ def playout(board, pits, player, empty_capture, rng):
     game; return the number of moves played."""
     legal = np.empty(pits, dtype=np.int64)
     moves = 0
-    first = 0 if player == 0 else pits + 1
     south = 0
     north = 0
     for i in range(pits):
