@@ -16,6 +16,7 @@ from boardlab.core.params import parse_spec
 #: built-in games; other packages add theirs with register_game
 _GAMES: dict[str, str] = {
     "connect4": "boardlab.games.connect4:ConnectFour",
+    "nothanks": "boardlab.games.nothanks:NoThanks",
 }
 
 
