@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import io
 import math
+import warnings
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -114,7 +115,7 @@ class TrainConfig:
     validation_fraction: float = 0.1  # of the training states, for early stopping
     epochs: int = 500
     patience: int = 50  # epochs without a better validation loss before stopping
-    batch_size: int = 32
+    batch_size: int = 16
     lr: float = 1e-3
     hidden: int = 32
     players: int = 4
@@ -278,7 +279,9 @@ def load_checkpoint(path: str | Path) -> tuple[NoThanksNet, TrainConfig, dict[st
     if not path.is_file():
         raise BoardlabError(f"no No Thanks! model at {path}")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns about foreign pickle protocols; the error below says it
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001  any failure to unpickle means the file is not ours; torch raises many kinds
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise FormatError(f"{path}: not a readable PyTorch checkpoint ({first[:200]})") from None

@@ -1,0 +1,142 @@
+"""The No Thanks! imitation experiments: the study's numbers over seeds, and real games.
+
+(a) :func:`imitation_over_seeds` trains the network on the study's sizes
+(1,000 states, 800/200) for several seeds and reports agreement and MSE as
+mean and spread; the same at a larger size.
+
+(b) :func:`four_player_table` plays many 4-player games with the seats
+rotated (game ``i`` seats the agents rotated by ``i mod 4``), and reports each
+agent's mean score and win rate with 95 % intervals (normal approximation,
+1.96 standard errors).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from boardlab.agents.registry import make_agent
+from boardlab.arena.play import play_game
+from boardlab.core.errors import BoardlabError
+from boardlab.core.registry import make
+from boardlab.core.rng import derive_seed
+from boardlab.nn.nothanks_net import TrainConfig, train
+
+
+def mean_spread(values: Sequence[float]) -> dict[str, float]:
+    """Mean, sample standard deviation, min and max."""
+    arr = np.asarray(values, dtype=float)
+    return {
+        "mean": float(arr.mean()),
+        "std": float(arr.std(ddof=1)) if len(arr) > 1 else 0.0,
+        "min": float(arr.min()),
+        "max": float(arr.max()),
+    }
+
+
+def imitation_over_seeds(
+    seeds: Sequence[int], base: TrainConfig, on_run: Callable[[int, dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """Train once per seed with ``base``'s other settings; test agreement and MSE over the seeds."""
+    runs = []
+    for seed in seeds:
+        config = TrainConfig(**{**asdict(base), "seed": seed})
+        result = train(config)
+        test = result.metrics["test"]
+        run = {"seed": seed, "agreement": test["agreement"], "mse": test["mse"],
+               "epochs_run": result.metrics["epochs_run"], "best_epoch": result.metrics["best_epoch"]}
+        runs.append(run)
+        if on_run is not None:
+            on_run(seed, run)
+    return {
+        "config": {k: v for k, v in asdict(base).items() if k != "seed"},
+        "seeds": list(seeds),
+        "runs": runs,
+        "agreement": mean_spread([r["agreement"] for r in runs]),
+        "mse": mean_spread([r["mse"] for r in runs]),
+    }
+
+
+def four_player_table(
+    agents: Sequence[str], games: int, seed: int, on_game: Callable[[int], None] | None = None
+) -> dict[str, Any]:
+    """Play ``games`` games of ``nothanks:players=4`` with seats rotated game by game.
+
+    Win rate counts a shared win as its share (1/k), so win rates sum to 1.
+    """
+    if len(agents) != 4:
+        raise BoardlabError(f"the 4-player table needs 4 agents, got {len(agents)}")
+    game = make("nothanks", players=4)
+    players = [make_agent(spec, game) for spec in agents]
+    scores: list[list[int]] = [[] for _ in agents]
+    wins: list[list[float]] = [[] for _ in agents]
+    for index in range(games):
+        shift = index % 4
+        seating = [(seat + shift) % 4 for seat in range(4)]  # seat -> agent index
+        record = play_game(game, [players[a] for a in seating], seed=derive_seed(seed, "nothanks-table", index))
+        final = game.state_from_history(record.actions, record.seed)
+        for seat, a in enumerate(seating):
+            scores[a].append(final.scores()[seat])
+            wins[a].append(record.returns[seat])
+        if on_game is not None:
+            on_game(index)
+    rows = []
+    for a, spec in enumerate(agents):
+        s = np.asarray(scores[a], float)
+        w = np.asarray(wins[a], float)
+        se_score = s.std(ddof=1) / math.sqrt(len(s)) if len(s) > 1 else math.nan
+        se_win = w.std(ddof=1) / math.sqrt(len(w)) if len(w) > 1 else math.nan
+        rows.append({
+            "agent": spec,
+            "games": len(s),
+            "mean_score": float(s.mean()),
+            "score_se": float(se_score),
+            "score_ci95": [float(s.mean() - 1.96 * se_score), float(s.mean() + 1.96 * se_score)],
+            "win_rate": float(w.mean()),
+            "win_se": float(se_win),
+            "win_ci95": [float(w.mean() - 1.96 * se_win), float(w.mean() + 1.96 * se_win)],
+        })
+    return {"game": game.spec() + ":players=4", "games": games, "seed": seed, "rows": rows}
+
+
+def plot_learning_curve(metrics: dict[str, Any], path: str | Path) -> Path:
+    """Training and validation MSE per epoch from a metrics JSON, as a PNG (written atomically)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from boardlab.core.records import write_atomic
+
+    history = metrics.get("history")
+    if not isinstance(history, dict) or not history.get("train_loss"):
+        raise BoardlabError("the metrics have no learning history ('history.train_loss')")
+    epochs = range(1, len(history["train_loss"]) + 1)
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
+    ax.plot(epochs, history["train_loss"], label="training MSE")
+    ax.plot(epochs, history["validation_loss"], label="validation MSE")
+    best = metrics.get("best_epoch")
+    if best:
+        ax.axvline(best, color="grey", linestyle=":", label=f"best epoch {best}")
+    test = metrics.get("test", {})
+    if "mse" in test:
+        ax.axhline(test["mse"], color="black", linewidth=0.8, linestyle="--", label=f"test MSE {test['mse']:.4f}")
+    ax.set_yscale("log")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("MSE (log scale)")
+    config = metrics.get("config", {})
+    ax.set_title(f"No Thanks! imitation: {config.get('states', '?')} states, seed {config.get('seed', '?')}")
+    ax.legend()
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    path = Path(path)
+    write_atomic(path, buffer.getvalue())
+    return path
