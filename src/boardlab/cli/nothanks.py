@@ -149,6 +149,7 @@ def experiment_command(
     agents: str = typer.Option("nothanks-expert,nothanks-net,random,random", "--agents", help="Four agent specs, comma-separated; use ';' between specs with options."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the table's games."),
     out: Path = typer.Option(None, "--out", "-o", help="Also write the JSON results to this file."),
+    store: Path = typer.Option(None, "--store", help="JSON-lines file of the table's games; a rerun resumes from it."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: imitation {study {runs, agreement, mse}, large {...}} and table {games, seed, rows "
@@ -178,7 +179,7 @@ def experiment_command(
         specs = [s.strip() for s in (agents.split(";") if ";" in agents else agents.split(","))]
         with _progress("table", games) as progress:
             task = progress.add_task("games", total=games, note="")
-            results["table"] = four_player_table(specs, games, seed, on_game=lambda i: progress.advance(task))
+            results["table"] = four_player_table(specs, games, seed, on_game=lambda i: progress.advance(task), store=store)
     if out is not None:
         write_atomic(out, json.dumps(results, indent=1) + "\n")
     if json_out:

@@ -12,6 +12,7 @@ agent's mean score and win rate with 95 % intervals (normal approximation,
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import asdict
 from pathlib import Path
@@ -21,7 +22,8 @@ import numpy as np
 
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
-from boardlab.core.errors import BoardlabError
+from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
 from boardlab.nn.nothanks_net import TrainConfig, train
@@ -62,28 +64,71 @@ def imitation_over_seeds(
 
 
 def four_player_table(
-    agents: Sequence[str], games: int, seed: int, on_game: Callable[[int], None] | None = None
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    on_game: Callable[[int], None] | None = None,
+    store: str | Path | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games of ``nothanks:players=4`` with seats rotated game by game.
 
-    Win rate counts a shared win as its share (1/k), so win rates sum to 1.
+    Game ``i`` seats agent ``(seat + i) % 4`` in each seat and is seeded by
+    ``derive_seed(seed, "nothanks-table", i)``, so any game can be replayed on
+    its own. With ``store`` (a JSON-lines file) each finished game is appended
+    as it ends and games already there are not played again: a stopped run
+    resumes. Win rate counts a shared win as its share (1/k), so win rates sum to 1.
     """
     if len(agents) != 4:
         raise BoardlabError(f"the 4-player table needs 4 agents, got {len(agents)}")
     game = make("nothanks", players=4)
     players = [make_agent(spec, game) for spec in agents]
+    done: dict[int, dict[str, Any]] = {}
+    if store is not None:
+        store = Path(store)
+        if store.exists():
+            lines = store.read_text(encoding="utf-8").splitlines()
+            for line_no, line in enumerate(lines, 1):
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    if line_no < len(lines):
+                        raise FormatError(f"{store}: line {line_no} is not JSON") from None
+                    # the last line was cut short by a kill: drop it, that game is played again
+                    write_atomic(store, "".join(l + "\n" for l in lines[:-1]))
+                    break
+                if row.get("agents") != list(agents) or row.get("seed") != seed:
+                    raise BoardlabError(
+                        f"{store}: line {line_no} belongs to another table "
+                        f"(agents {row.get('agents')}, seed {row.get('seed')}); use another file"
+                    )
+                done[int(row["index"])] = row
+        store.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(store, "a", encoding="utf-8") if store is not None else None
+    try:
+        for index in range(games):
+            if index not in done:
+                shift = index % 4
+                seating = [(seat + shift) % 4 for seat in range(4)]  # seat -> agent index
+                record = play_game(game, [players[a] for a in seating], seed=derive_seed(seed, "nothanks-table", index))
+                final = game.state_from_history(record.actions, record.seed)
+                row = {"index": index, "seed": seed, "agents": list(agents), "seating": seating,
+                       "scores": final.scores(), "returns": record.returns}
+                done[index] = row
+                if handle is not None:
+                    handle.write(json.dumps(row) + "\n")
+                    handle.flush()
+            if on_game is not None:
+                on_game(index)
+    finally:
+        if handle is not None:
+            handle.close()
     scores: list[list[int]] = [[] for _ in agents]
     wins: list[list[float]] = [[] for _ in agents]
     for index in range(games):
-        shift = index % 4
-        seating = [(seat + shift) % 4 for seat in range(4)]  # seat -> agent index
-        record = play_game(game, [players[a] for a in seating], seed=derive_seed(seed, "nothanks-table", index))
-        final = game.state_from_history(record.actions, record.seed)
-        for seat, a in enumerate(seating):
-            scores[a].append(final.scores()[seat])
-            wins[a].append(record.returns[seat])
-        if on_game is not None:
-            on_game(index)
+        row = done[index]
+        for seat, a in enumerate(row["seating"]):
+            scores[a].append(row["scores"][seat])
+            wins[a].append(row["returns"][seat])
     rows = []
     for a, spec in enumerate(agents):
         s = np.asarray(scores[a], float)
@@ -100,7 +145,7 @@ def four_player_table(
             "win_se": float(se_win),
             "win_ci95": [float(w.mean() - 1.96 * se_win), float(w.mean() + 1.96 * se_win)],
         })
-    return {"game": game.spec() + ":players=4", "games": games, "seed": seed, "rows": rows}
+    return {"game": "nothanks:players=4", "games": games, "seed": seed, "rows": rows}
 
 
 def plot_learning_curve(metrics: dict[str, Any], path: str | Path) -> Path:
@@ -111,8 +156,6 @@ def plot_learning_curve(metrics: dict[str, Any], path: str | Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from boardlab.core.records import write_atomic
 
     history = metrics.get("history")
     if not isinstance(history, dict) or not history.get("train_loss"):
