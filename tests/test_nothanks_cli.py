@@ -12,7 +12,7 @@ from boardlab.arena.play import play_game
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
-from boardlab.experiments.nothanks import four_player_table, mean_spread
+from boardlab.experiments.nothanks import agreement_in_play, four_player_table, mean_spread, seating_for
 from boardlab.games.nothanks import PASS, TAKE
 from boardlab.games.nothanks_expert import expert_value, generate_states
 from test_nothanks_expert import table
@@ -27,6 +27,12 @@ def test_expert_agent_follows_the_expert_and_takes_when_broke():
         assert agent.step(state) == expected
     assert agent.step(table(20, 30, [0, 5, 5, 5])) == TAKE
     assert agent.step(table(20, 0, [5, 5, 5, 5], [[21], [], [], []])) == PASS  # fits own run: PASS, as the study says
+    flipped = make_agent("nothanks-expert:read=flipped")
+    assert flipped.step(table(20, 0, [5, 5, 5, 5], [[21], [], [], []])) == TAKE
+    assert flipped.step(table(20, 30, [0, 5, 5, 5])) == TAKE  # still forced
+    assert flipped.step(table(20, 3, [5, 5, 5, 5])) == PASS  # under 20 %: 0.1, read as "do not take"
+    with pytest.raises(SpecError, match="as-written or flipped"):
+        make_agent("nothanks-expert:read=sideways")
 
 
 def test_net_agent_plays_whole_games_with_the_committed_model():
@@ -58,6 +64,40 @@ def test_four_player_table_rotates_seats_and_counts_everything():
     with pytest.raises(BoardlabError, match="4 agents"):
         four_player_table(["random"] * 3, games=1, seed=1)
     assert mean_spread([1.0, 3.0]) == {"mean": 2.0, "std": pytest.approx(2**0.5), "min": 1.0, "max": 3.0}
+
+
+def test_seatings_balance_seats_and_neighbours():
+    block = [seating_for(i) for i in range(24)]
+    assert len({tuple(s) for s in block}) == 24
+    for agent in range(4):
+        assert sorted(s.index(agent) for s in block) == sorted(list(range(4)) * 6)
+    behind = {}
+    for s in block:
+        for seat in range(4):
+            pair = (s[seat - 1], s[seat])  # who moves just before whom
+            behind[pair] = behind.get(pair, 0) + 1
+    assert len(behind) == 12 and set(behind.values()) == {8}
+
+
+def test_table_store_resumes_and_refuses_another_table(tmp_path):
+    store = tmp_path / "table.jsonl"
+    agents = ["nothanks-expert", "random", "random:seed=3", "random:seed=4"]
+    first = four_player_table(agents, games=5, seed=2, store=store)
+    store.write_text(store.read_text() + '{"index": 5, "sco')  # a kill in the middle of a line
+    played = []
+    second = four_player_table(agents, games=8, seed=2, store=store, on_game=played.append)
+    lines = store.read_text().splitlines()
+    assert len(lines) == 8 and [json.loads(l)["index"] for l in lines] == list(range(8))
+    fresh = four_player_table(agents, games=8, seed=2)
+    assert second["rows"] == fresh["rows"] and first["rows"] != second["rows"]
+    assert played == list(range(8))
+    with pytest.raises(BoardlabError, match="another table"):
+        four_player_table(agents, games=8, seed=3, store=store)
+
+
+def test_network_agrees_with_the_expert_in_real_games():
+    result = agreement_in_play(["nothanks-expert", "nothanks-net", "random", "random"], games=12, seed=1)
+    assert result["decisions"] > 200 and result["agreement"] > 0.95
 
 
 def test_train_then_evaluate_on_the_command_line(tmp_path):

@@ -114,3 +114,11 @@ def test_generator_is_seeded_varied_and_mid_game():
     share = sum(expert_value(s) > 0.5 for s in states) / len(states)
     assert 0.25 < share < 0.75  # both decisions are common
     assert all(s.game.players == 5 for s in generate_states(3, seed=1, players=5))
+
+
+def test_random_generator_and_unknown_generator():
+    states = generate_states(200, seed=3, play="random")
+    assert not any(s.is_terminal() for s in states)
+    assert [s.to_json() for s in states[:5]] != [s.to_json() for s in generate_states(5, seed=3)]
+    with pytest.raises(BoardlabError, match="unknown state generator 'smart'"):
+        generate_states(1, seed=0, play="smart")

@@ -51,6 +51,7 @@ def train_command(
     patience: int = typer.Option(50, "--patience", help="Stop after this many epochs without a better validation loss."),
     batch_size: int = typer.Option(16, "--batch-size", help="Minibatch size."),
     lr: float = typer.Option(1e-3, "--lr", help="Adam learning rate."),
+    schedule: str = typer.Option("none", "--schedule", help="none, or plateau: halve the rate after 10 epochs without progress."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: model, config, metrics_file, split {fit, validation, test}, epochs_run, best_epoch, "
@@ -62,7 +63,7 @@ def train_command(
     from boardlab.nn.nothanks_net import TrainConfig, save_checkpoint, train
 
     config = TrainConfig(states=states, epochs=epochs, seed=seed, test_fraction=test_fraction,
-                         patience=patience, batch_size=batch_size, lr=lr)
+                         patience=patience, batch_size=batch_size, lr=lr, schedule=schedule)
     config.check()
     with _progress("training", epochs) as progress:
         task = progress.add_task("train", total=epochs, note="")
@@ -145,7 +146,7 @@ def experiment_command(
     seeds: int = typer.Option(5, "--seeds", help="Training seeds 1..N for the study-size runs."),
     states: int = typer.Option(1000, "--states", help="States per study-size run (split 800/200)."),
     big_states: int = typer.Option(20000, "--big-states", help="States of the one large run (0: skip it)."),
-    games: int = typer.Option(2000, "--games", "-n", help="4-player games in the table, seats rotated."),
+    games: int = typer.Option(2016, "--games", "-n", help="4-player games in the table; seats cycle through all 24 orders (2016 = 84 x 24)."),
     agents: str = typer.Option("nothanks-expert,nothanks-net,random,random", "--agents", help="Four agent specs, comma-separated; use ';' between specs with options."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the table's games."),
     out: Path = typer.Option(None, "--out", "-o", help="Also write the JSON results to this file."),
@@ -203,5 +204,5 @@ def experiment_command(
                 f"{row['mean_score']:.2f} ({row['score_ci95'][0]:.2f}..{row['score_ci95'][1]:.2f})",
                 f"{100 * row['win_rate']:.1f} % ({100 * row['win_ci95'][0]:.1f}..{100 * row['win_ci95'][1]:.1f})",
             )
-        console.print(f"4-player No Thanks!, {t['games']} games, seats rotated, seed {t['seed']}")
+        console.print(f"4-player No Thanks!, {t['games']} games, seats rotated through all 24 orders, seed {t['seed']}")
         console.print(table)

@@ -5,13 +5,14 @@
 mean and spread; the same at a larger size.
 
 (b) :func:`four_player_table` plays many 4-player games with the seats
-rotated (game ``i`` seats the agents rotated by ``i mod 4``), and reports each
+rotated through all 24 orders (:func:`seating_for`), and reports each
 agent's mean score and win rate with 95 % intervals (normal approximation,
 1.96 standard errors).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import asdict
@@ -63,6 +64,22 @@ def imitation_over_seeds(
     }
 
 
+#: every order of four agents round the table
+SEATINGS = [list(p) for p in itertools.permutations(range(4))]
+
+
+def seating_for(index: int) -> list[int]:
+    """Game ``index``'s seating (seat -> agent index): the 24 orders in turn.
+
+    Rotating the seats alone keeps the cyclic order, so an agent would always
+    sit behind the same one -- and in No Thanks! the player before you decides
+    which cards reach you and with how many chips. Cycling through all 24
+    orders puts each agent in each seat and behind each other agent equally
+    often (in every block of 24 games).
+    """
+    return SEATINGS[index % len(SEATINGS)]
+
+
 def four_player_table(
     agents: Sequence[str],
     games: int,
@@ -70,9 +87,9 @@ def four_player_table(
     on_game: Callable[[int], None] | None = None,
     store: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Play ``games`` games of ``nothanks:players=4`` with seats rotated game by game.
+    """Play ``games`` games of ``nothanks:players=4``, seats rotated through all 24 orders.
 
-    Game ``i`` seats agent ``(seat + i) % 4`` in each seat and is seeded by
+    Game ``i`` seats the agents by :func:`seating_for` and is seeded by
     ``derive_seed(seed, "nothanks-table", i)``, so any game can be replayed on
     its own. With ``store`` (a JSON-lines file) each finished game is appended
     as it ends and games already there are not played again: a stopped run
@@ -107,8 +124,7 @@ def four_player_table(
     try:
         for index in range(games):
             if index not in done:
-                shift = index % 4
-                seating = [(seat + shift) % 4 for seat in range(4)]  # seat -> agent index
+                seating = seating_for(index)
                 record = play_game(game, [players[a] for a in seating], seed=derive_seed(seed, "nothanks-table", index))
                 final = game.state_from_history(record.actions, record.seed)
                 row = {"index": index, "seed": seed, "agents": list(agents), "seating": seating,
@@ -183,3 +199,31 @@ def plot_learning_curve(metrics: dict[str, Any], path: str | Path) -> Path:
     path = Path(path)
     write_atomic(path, buffer.getvalue())
     return path
+
+
+def agreement_in_play(agents: Sequence[str], games: int, seed: int, model: str | Path | None = None) -> dict[str, Any]:
+    """How often the network agrees with the expert on the positions real games reach.
+
+    Plays ``games`` 4-player games of ``agents`` (seatings as in the
+    table) and asks both the expert and the network at every decision where
+    passing is allowed, whoever is to move. Generated states are only a proxy
+    for these; this is the agreement that decides how alike the two play.
+    """
+    from boardlab.agents.nothanks_agents import DEFAULT_MODEL, load_model
+    from boardlab.games.nothanks_expert import expert_value
+
+    net = load_model(model or DEFAULT_MODEL)
+    game = make("nothanks", players=4)
+    players = [make_agent(spec, game) for spec in agents]
+    counts = {"decisions": 0, "agree": 0}
+
+    def on_move(state, player, action) -> None:
+        if player < 0 or len(state.legal_actions()) < 2:
+            return
+        counts["decisions"] += 1
+        counts["agree"] += (expert_value(state) > 0.5) == (net.value(state) > 0.5)
+
+    for index in range(games):
+        seating = seating_for(index)
+        play_game(game, [players[a] for a in seating], seed=derive_seed(seed, "nothanks-table", index), on_move=on_move)
+    return {**counts, "agreement": counts["agree"] / counts["decisions"] if counts["decisions"] else math.nan}

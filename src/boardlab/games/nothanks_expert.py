@@ -136,23 +136,56 @@ def expert_value(state: NoThanksState) -> float:
     return expert_decision(state).value
 
 
-def generate_state(game: NoThanks, seed: int) -> NoThanksState:
-    """One plausible mid-game state: a seeded deal, random play to a random depth.
+GENERATORS = ("plausible", "random")
 
-    Each game draws how eager its players are to pass (probability 0.3-0.95),
-    plays to a random number of taken cards (0-23), then a random number of
-    extra passes, so that piles of chips on the face-up card (which decide most
-    rules) take every size from none to more than the card's value.
+
+def generate_state(game: NoThanks, seed: int, play: str = "plausible") -> NoThanksState:
+    """One mid-game state: a seeded deal, then play to a random depth.
+
+    ``play="random"``: every game draws how eager its players are to pass
+    (probability 0.3-0.95) and each move is a coin flip with that bias.
+    Random players take cards that carry no chips and pass on cards that fit
+    their runs, so scores drift far apart.
+
+    ``play="plausible"`` (the default): each player of the game gets one of
+    three habits -- the random coin flip above; a sensible threshold player
+    (takes a card that fits a run, or when the chips on it reach 10-60 % of
+    its value, else passes); or the study's expert as written -- and makes a
+    random move instead with a per-game probability of 0-30 %. The expert's
+    habit is there because a network that imitates the expert will play the
+    positions the expert's own games lead to (one player holding many cards
+    and few chips, say), which random play alone seldom reaches: training on
+    the states the imitator will meet is the lesson of DAgger (Ross, Gordon
+    and Bagnell, 2011).
+
+    Either way play stops at a random number of taken cards (0-23), then a
+    random number of extra passes follows, so piles of chips on the face-up
+    card (which decide most rules) take every size from none to more than the
+    card's value.
     """
+    if play not in GENERATORS:
+        raise BoardlabError(f"unknown state generator {play!r} (known: {', '.join(GENERATORS)})")
     rng = np.random.default_rng(seed)
     state = game.new_initial_state(int(rng.integers(2**63)))
     eagerness = rng.uniform(0.3, 0.95)
+    noise = rng.uniform(0.0, 0.3)
+    habits = rng.integers(3, size=game.players)  # 0 random, 1 threshold, 2 expert
+    thresholds = rng.uniform(0.1, 0.6, size=game.players)
     taken = int(rng.integers(STACK))
     while state.pos < taken:
-        if state.chips[state.player] > 0 and rng.random() < eagerness:
-            state.apply_action(PASS)
-        else:
+        p = state.player
+        if state.chips[p] == 0:
             state.apply_action(TAKE)
+            continue
+        habit = 0 if play == "random" or rng.random() < noise else habits[p]
+        if habit == 0:
+            state.apply_action(PASS if rng.random() < eagerness else TAKE)
+        elif habit == 1:
+            card = state.deck[state.pos]
+            fits = state.hands[p] & ((1 << (card - 1)) | (1 << (card + 1)))
+            state.apply_action(TAKE if fits or state.pot >= thresholds[p] * card else PASS)
+        else:
+            state.apply_action(expert_decision(state).action)
     for _ in range(int(rng.integers(0, 3 * game.players + 1))):
         if state.chips[state.player] == 0:
             break
@@ -160,7 +193,7 @@ def generate_state(game: NoThanks, seed: int) -> NoThanksState:
     return state
 
 
-def generate_states(count: int, seed: int, players: int = 4) -> list[NoThanksState]:
+def generate_states(count: int, seed: int, players: int = 4, play: str = "plausible") -> list[NoThanksState]:
     """``count`` states from :func:`generate_state`, each from its own derived seed."""
     game = NoThanks(players=players)
-    return [generate_state(game, derive_seed(seed, "nothanks-state", i)) for i in range(count)]
+    return [generate_state(game, derive_seed(seed, "nothanks-state", i), play) for i in range(count)]

@@ -117,6 +117,8 @@ class TrainConfig:
     patience: int = 50  # epochs without a better validation loss before stopping
     batch_size: int = 16
     lr: float = 1e-3
+    #: "none", or "plateau": halve the learning rate after 10 epochs without a better validation loss
+    schedule: str = "none"
     hidden: int = 32
     players: int = 4
     seed: int = 1
@@ -134,6 +136,8 @@ class TrainConfig:
                 problems.append(f"{name}={getattr(self, name)} (must be positive)")
         if not self.lr > 0:
             problems.append(f"lr={self.lr} (must be positive)")
+        if self.schedule not in ("none", "plateau"):
+            problems.append(f"schedule={self.schedule!r} (none or plateau)")
         if not 3 <= self.players <= 7:
             problems.append(f"players={self.players} (3-7)")
         if problems:
@@ -220,6 +224,10 @@ def _train(config: TrainConfig, on_epoch: Callable[[int, float, float], None] | 
     model = NoThanksNet(config.hidden)
     optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
     loss_fn = nn.MSELoss()
+    plateau = (
+        torch.optim.lr_scheduler.ReduceLROnPlateau(optimiser, factor=0.5, patience=10)
+        if config.schedule == "plateau" else None
+    )
     history: dict[str, list[float]] = {"train_loss": [], "validation_loss": []}
     best = (math.inf, 0, {k: v.clone() for k, v in model.state_dict().items()})
     for epoch in range(1, config.epochs + 1):
@@ -236,6 +244,8 @@ def _train(config: TrainConfig, on_epoch: Callable[[int, float, float], None] | 
         model.eval()
         with torch.no_grad():
             val_loss = float(loss_fn(model(x_val), y_val))
+        if plateau is not None:
+            plateau.step(val_loss)
         history["train_loss"].append(total / fit_n)
         history["validation_loss"].append(val_loss)
         if on_epoch is not None:
