@@ -51,6 +51,7 @@ def train_command(
     patience: int = typer.Option(50, "--patience", help="Stop after this many epochs without a better validation loss."),
     batch_size: int = typer.Option(16, "--batch-size", help="Minibatch size."),
     lr: float = typer.Option(1e-3, "--lr", help="Adam learning rate."),
+    generator: str = typer.Option("plausible", "--generator", help="State generator: plausible (mixed habits, default) or random."),
     schedule: str = typer.Option("none", "--schedule", help="none, or plateau: halve the rate after 10 epochs without progress."),
     json_out: bool = typer.Option(
         False, "--json",
@@ -63,7 +64,7 @@ def train_command(
     from boardlab.nn.nothanks_net import TrainConfig, save_checkpoint, train
 
     config = TrainConfig(states=states, epochs=epochs, seed=seed, test_fraction=test_fraction,
-                         patience=patience, batch_size=batch_size, lr=lr, schedule=schedule)
+                         patience=patience, batch_size=batch_size, lr=lr, schedule=schedule, generator=generator)
     config.check()
     with _progress("training", epochs) as progress:
         task = progress.add_task("train", total=epochs, note="")
@@ -118,7 +119,7 @@ def evaluate_command(
     if states < 1:
         raise SpecError(f"--states must be positive, not {states}")
     net, config, _ = load_checkpoint(model)
-    held_out = generate_states(states, derive_seed(seed, "nothanks-imitation-eval"), config.players)
+    held_out = generate_states(states, derive_seed(seed, "nothanks-imitation-eval"), config.players, config.generator)
     report = evaluate_model(net, held_out)
     curve = None
     metrics_file = sidecar(model, "metrics.json")
@@ -149,6 +150,7 @@ def experiment_command(
     games: int = typer.Option(2016, "--games", "-n", help="4-player games in the table; seats cycle through all 24 orders (2016 = 84 x 24)."),
     agents: str = typer.Option("nothanks-expert,nothanks-net,random,random", "--agents", help="Four agent specs, comma-separated; use ';' between specs with options."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the table's games."),
+    generator: str = typer.Option("plausible", "--generator", help="State generator of the imitation runs: plausible or random."),
     out: Path = typer.Option(None, "--out", "-o", help="Also write the JSON results to this file."),
     store: Path = typer.Option(None, "--store", help="JSON-lines file of the table's games; a rerun resumes from it."),
     json_out: bool = typer.Option(
@@ -170,12 +172,12 @@ def experiment_command(
         with _progress("imitation", seeds) as progress:
             task = progress.add_task("seeds", total=seeds, note="")
             study = imitation_over_seeds(
-                range(1, seeds + 1), TrainConfig(states=states),
+                range(1, seeds + 1), TrainConfig(states=states, generator=generator),
                 on_run=lambda s, run: progress.update(task, advance=1, note=f"seed {s}: {100 * run['agreement']:.1f} %"),
             )
         results["imitation"]["study"] = study
         if big_states:
-            results["imitation"]["large"] = imitation_over_seeds([1], TrainConfig(states=big_states, batch_size=128))
+            results["imitation"]["large"] = imitation_over_seeds([1], TrainConfig(states=big_states, batch_size=128, generator=generator))
     if part in ("table", "all"):
         specs = [s.strip() for s in (agents.split(";") if ";" in agents else agents.split(","))]
         with _progress("table", games) as progress:

@@ -47,7 +47,7 @@ from boardlab.core.errors import BoardlabError, FormatError, SpecError
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
 from boardlab.games.nothanks import STACK, NoThanksState
-from boardlab.games.nothanks_expert import expert_value, generate_states
+from boardlab.games.nothanks_expert import GENERATORS, expert_value, generate_states
 
 CHECKPOINT_FORMAT = "boardlab-nothanks-net/1"
 FEATURE_NAMES = (
@@ -121,6 +121,8 @@ class TrainConfig:
     schedule: str = "none"
     hidden: int = 32
     players: int = 4
+    #: state generator: "plausible" (mixed habits) or "random" (see generate_state)
+    generator: str = "plausible"
     seed: int = 1
 
     def check(self) -> None:
@@ -138,6 +140,8 @@ class TrainConfig:
             problems.append(f"lr={self.lr} (must be positive)")
         if self.schedule not in ("none", "plateau"):
             problems.append(f"schedule={self.schedule!r} (none or plateau)")
+        if self.generator not in GENERATORS:
+            problems.append(f"generator={self.generator!r} ({' or '.join(GENERATORS)})")
         if not 3 <= self.players <= 7:
             problems.append(f"players={self.players} (3-7)")
         if problems:
@@ -212,7 +216,9 @@ def train(config: TrainConfig, on_epoch: Callable[[int, float, float], None] | N
 
 def _train(config: TrainConfig, on_epoch: Callable[[int, float, float], None] | None) -> TrainResult:
     fit_n, val_n, test_n = config.split_sizes()
-    states = generate_states(config.states, derive_seed(config.seed, "nothanks-imitation-data"), config.players)
+    states = generate_states(
+        config.states, derive_seed(config.seed, "nothanks-imitation-data"), config.players, config.generator
+    )
     order = np.random.default_rng(derive_seed(config.seed, "nothanks-imitation-split")).permutation(len(states))
     states = [states[i] for i in order]
     fit_states, val_states, test_states = states[:fit_n], states[fit_n:fit_n + val_n], states[fit_n + val_n:]
