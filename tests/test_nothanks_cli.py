@@ -12,7 +12,9 @@ from boardlab.arena.play import play_game
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
-from boardlab.experiments.nothanks import agreement_in_play, four_player_table, mean_spread, seating_for
+from boardlab.experiments.nothanks import (
+    agreement_in_play, four_player_table, mean_spread, seating_for, wilson_interval,
+)
 from boardlab.games.nothanks import PASS, TAKE
 from boardlab.games.nothanks_expert import expert_value, generate_states
 from test_nothanks_expert import table
@@ -61,8 +63,12 @@ def test_four_player_table_rotates_seats_and_counts_everything():
     assert sum(r["win_rate"] for r in rows) == pytest.approx(1.0)
     for r in rows:
         assert r["score_ci95"][0] <= r["mean_score"] <= r["score_ci95"][1]
+        assert 0 <= r["win_ci95"][0] <= r["win_rate"] <= r["win_ci95"][1] <= 1
     with pytest.raises(BoardlabError, match="4 agents"):
         four_player_table(["random"] * 3, games=1, seed=1)
+    low, high = wilson_interval(0.0, 2016)
+    assert low == 0.0 and 0.0015 < high < 0.002  # about 3/n, where rate ± 1.96 SE would give [0, 0]
+    assert wilson_interval(0.5, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
     assert mean_spread([1.0, 3.0]) == {"mean": 2.0, "std": pytest.approx(2**0.5), "min": 1.0, "max": 3.0}
 
 
@@ -141,3 +147,14 @@ def test_experiment_table_on_the_command_line():
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)["table"]["rows"]
     assert [r["agent"] for r in rows] == ["nothanks-expert", "random", "random", "random"]
+
+
+def test_determinised_mcts_plays_no_thanks_and_beats_random():
+    game = make("nothanks", players=3)
+    wins = 0.0
+    for seed in range(3):
+        agents = [make_agent(s, game) for s in ("mcts:iterations=40", "random", "random")]
+        record = play_game(game, agents, seed=seed)
+        assert record.replay().is_terminal()
+        wins += record.returns[0]
+    assert wins >= 2  # uniform random players would win about 1 of 3

@@ -6,8 +6,8 @@ mean and spread; the same at a larger size.
 
 (b) :func:`four_player_table` plays many 4-player games with the seats
 rotated through all 24 orders (:func:`seating_for`), and reports each
-agent's mean score and win rate with 95 % intervals (normal approximation,
-1.96 standard errors).
+agent's mean score with a 95 % interval (1.96 standard errors) and win rate
+with a 95 % Wilson interval.
 """
 
 from __future__ import annotations
@@ -62,6 +62,16 @@ def imitation_over_seeds(
         "agreement": mean_spread([r["agreement"] for r in runs]),
         "mse": mean_spread([r["mse"] for r in runs]),
     }
+
+
+def wilson_interval(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a rate over ``n`` games (sensible at 0 % and 100 %, unlike rate ± z·SE)."""
+    if n == 0:
+        return (math.nan, math.nan)
+    denom = 1 + z * z / n
+    centre = (rate + z * z / (2 * n)) / denom
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 #: every order of four agents round the table
@@ -159,7 +169,7 @@ def four_player_table(
             "score_ci95": [float(s.mean() - 1.96 * se_score), float(s.mean() + 1.96 * se_score)],
             "win_rate": float(w.mean()),
             "win_se": float(se_win),
-            "win_ci95": [float(w.mean() - 1.96 * se_win), float(w.mean() + 1.96 * se_win)],
+            "win_ci95": list(wilson_interval(float(w.mean()), len(w))),
         })
     return {"game": "nothanks:players=4", "games": games, "seed": seed, "rows": rows}
 
