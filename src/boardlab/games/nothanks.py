@@ -122,7 +122,7 @@ class NoThanks(Game):
         return 2
 
     def max_game_length(self) -> int:
-        # every chip can be passed once per card... bounded by chips in play per card
+        # each PASS moves one chip onto the card, so a card sees at most every chip, then a TAKE
         return STACK * (self.players * self.chips + 1)
 
     def new_initial_state(self, seed: int | None = None) -> "NoThanksState":
