@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from boardlab.cli.app import command, console, err_console, print_json
-from boardlab.core.errors import BoardlabError, FormatError, SpecError
+from boardlab.core.errors import FormatError, SpecError
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
 
