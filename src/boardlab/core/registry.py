@@ -18,6 +18,7 @@ _GAMES: dict[str, str] = {
     "connect4": "boardlab.games.connect4:ConnectFour",
     "mancala": "boardlab.games.mancala:Mancala",
     "chess": "boardlab.games.chess:Chess",
+    "nothanks": "boardlab.games.nothanks:NoThanks",
 }
 
 

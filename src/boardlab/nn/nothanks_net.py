@@ -1,0 +1,315 @@
+"""The No Thanks! imitation network: 8 features -> 32 -> 32 -> 1, trained on the expert.
+
+As in the imitation study (``/work/shared/studies/no-thanks-imitation.txt``,
+section 3): eight features of the player to move, two hidden layers of 32 ReLU
+units, one linear output that predicts the expert's value (0 strong TAKE,
+1 strong PASS), mean squared error, Adam, up to 500 epochs. The study does not
+say how it stopped "at convergence"; here a validation split carved from the
+training states stops training when its loss has not improved for
+``patience`` epochs, and the best epoch's weights are kept.
+
+The features (all in [0, 1]; chip counts are divided by 55, the number of
+chips in the box, so that a threshold such as "fewer than 5 chips" sits at the
+same input value whatever the number of players):
+
+1. ``card``: face-up card / 35
+2. ``pot``: chips on the card normalised by the card's value, capped at twice
+   the value and halved (``min(pot / card, 2) / 2``). The study only says
+   "normalised"; dividing by the card is the normalisation its expert reads
+   (every threshold is a share of the card's value), and past 2 nothing the
+   expert decides changes.
+3. ``own_chips``: the player's chips / 55
+4. ``own_cards``: the player's card count / 24
+5. ``own_neighbour``: the player holds the card one below or above (0/1)
+6. ``opponent_neighbour``: some opponent holds such a card (0/1)
+7. ``opponent_broke``: some opponent has no chips (0/1)
+8. ``max_opponent_chips``: most chips of one opponent / 55
+
+A checkpoint is ``torch.save`` of a plain dict ``{"format", "config",
+"state_dict", "metrics"}`` (tensors, numbers, strings only), loaded with
+``torch.load(..., weights_only=True)``: no pickled code runs.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from boardlab.core.errors import BoardlabError, FormatError, SpecError
+from boardlab.core.records import write_atomic
+from boardlab.core.rng import derive_seed
+from boardlab.games.nothanks import STACK, NoThanksState
+from boardlab.games.nothanks_expert import GENERATORS, expert_value, generate_states
+
+CHECKPOINT_FORMAT = "boardlab-nothanks-net/1"
+FEATURE_NAMES = (
+    "card", "pot", "own_chips", "own_cards", "own_neighbour", "opponent_neighbour",
+    "opponent_broke", "max_opponent_chips",
+)
+CHIP_SCALE = 55.0  # chips in the box
+CARD_SCALE = 35.0  # highest card
+POT_RATIO_CAP = 2.0  # chips worth twice the card or more: every rule has decided by then
+
+
+def features(state: NoThanksState) -> np.ndarray:
+    """The eight study features of the player to move, as float32 in [0, 1]."""
+    me = state.current_player()
+    card = state.card()
+    if card is None:
+        raise BoardlabError("features describe a face-up card; this game is over")
+    neighbours = (1 << (card - 1)) | (1 << (card + 1))
+    opponents = [p for p in range(state.game.players) if p != me]
+    return np.array(
+        [
+            card / CARD_SCALE,
+            min(state.pot / card, POT_RATIO_CAP) / POT_RATIO_CAP,
+            state.chips[me] / CHIP_SCALE,
+            bin(state.hands[me]).count("1") / STACK,
+            1.0 if state.hands[me] & neighbours else 0.0,
+            1.0 if any(state.hands[p] & neighbours for p in opponents) else 0.0,
+            1.0 if any(state.chips[p] == 0 for p in opponents) else 0.0,
+            max(state.chips[p] for p in opponents) / CHIP_SCALE,
+        ],
+        dtype=np.float32,
+    )
+
+
+def feature_matrix(states: Sequence[NoThanksState]) -> np.ndarray:
+    return np.stack([features(s) for s in states]) if states else np.zeros((0, 8), np.float32)
+
+
+class NoThanksNet(nn.Module):
+    """8 -> hidden -> hidden -> 1, ReLU, linear output (the study's 32/32 by default)."""
+
+    def __init__(self, hidden: int = 32) -> None:
+        super().__init__()
+        self.layers = nn.Sequential(
+            nn.Linear(len(FEATURE_NAMES), hidden), nn.ReLU(),
+            nn.Linear(hidden, hidden), nn.ReLU(),
+            nn.Linear(hidden, 1),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layers(x).squeeze(-1)
+
+    def value(self, state: NoThanksState) -> float:
+        """Predicted expert value of ``state`` (0 TAKE .. 1 PASS; may stray outside)."""
+        with torch.no_grad():
+            return float(self(torch.from_numpy(features(state)).unsqueeze(0))[0])
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides a training run; saved in the checkpoint and the metrics."""
+
+    states: int = 1000  # generated states, split into training and test
+    test_fraction: float = 0.2  # the study's 800/200
+    validation_fraction: float = 0.1  # of the training states, for early stopping
+    epochs: int = 500
+    patience: int = 50  # epochs without a better validation loss before stopping
+    batch_size: int = 16
+    lr: float = 1e-3
+    #: "none", or "plateau": halve the learning rate after 10 epochs without a better validation loss
+    schedule: str = "none"
+    hidden: int = 32
+    players: int = 4
+    #: state generator: "plausible" (mixed habits) or "random" (see generate_state)
+    generator: str = "plausible"
+    seed: int = 1
+
+    def check(self) -> None:
+        problems = []
+        if self.states < 10:
+            problems.append(f"states={self.states} (need at least 10)")
+        if not 0 < self.test_fraction < 1:
+            problems.append(f"test_fraction={self.test_fraction} (between 0 and 1)")
+        if not 0 < self.validation_fraction < 1:
+            problems.append(f"validation_fraction={self.validation_fraction} (between 0 and 1)")
+        for name in ("epochs", "patience", "batch_size", "hidden"):
+            if getattr(self, name) < 1:
+                problems.append(f"{name}={getattr(self, name)} (must be positive)")
+        if not self.lr > 0:
+            problems.append(f"lr={self.lr} (must be positive)")
+        if self.schedule not in ("none", "plateau"):
+            problems.append(f"schedule={self.schedule!r} (none or plateau)")
+        if self.generator not in GENERATORS:
+            problems.append(f"generator={self.generator!r} ({' or '.join(GENERATORS)})")
+        if not 3 <= self.players <= 7:
+            problems.append(f"players={self.players} (3-7)")
+        if problems:
+            raise SpecError("nothanks-imitation training: bad setting " + ", ".join(problems))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "config") -> "TrainConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise SpecError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        return cls(**data)
+
+    def split_sizes(self) -> tuple[int, int, int]:
+        """(fit, validation, test) counts: 1000 states give (720, 80, 200)."""
+        test = max(1, round(self.states * self.test_fraction))
+        train = self.states - test
+        validation = max(1, round(train * self.validation_fraction))
+        return train - validation, validation, test
+
+
+def labelled(states: Sequence[NoThanksState]) -> tuple[torch.Tensor, torch.Tensor]:
+    x = torch.from_numpy(feature_matrix(states))
+    y = torch.tensor([expert_value(s) for s in states], dtype=torch.float32)
+    return x, y
+
+
+def evaluate_model(model: NoThanksNet, states: Sequence[NoThanksState]) -> dict[str, Any]:
+    """Agreement with the expert's TAKE/PASS (threshold 0.5), MSE and the confusion table.
+
+    ``confusion[e][n]`` counts states where the expert says ``e`` and the net
+    ``n`` (0 TAKE, 1 PASS).
+    """
+    x, y = labelled(states)
+    model.eval()
+    with torch.no_grad():
+        pred = model(x)
+    expert_pass = (y > 0.5).long()
+    net_pass = (pred > 0.5).long()
+    confusion = [[int(((expert_pass == e) & (net_pass == n)).sum()) for n in (0, 1)] for e in (0, 1)]
+    return {
+        "states": len(states),
+        "agreement": float((expert_pass == net_pass).float().mean()) if len(states) else math.nan,
+        "mse": float(((pred - y) ** 2).mean()) if len(states) else math.nan,
+        "confusion": confusion,
+    }
+
+
+@dataclass
+class TrainResult:
+    model: NoThanksNet
+    config: TrainConfig
+    metrics: dict[str, Any]
+
+
+def train(config: TrainConfig, on_epoch: Callable[[int, float, float], None] | None = None) -> TrainResult:
+    """Generate and label states, train with early stopping, evaluate on the test split.
+
+    The states come from ``derive_seed(seed, "nothanks-imitation-data")``, the
+    weights and batch order from ``torch.manual_seed(seed)``: the same config
+    gives the same model. ``on_epoch(epoch, train_loss, validation_loss)``
+    reports progress.
+    """
+    config.check()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a net this small only loses time to thread hand-offs
+    try:
+        return _train(config, on_epoch)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(config: TrainConfig, on_epoch: Callable[[int, float, float], None] | None) -> TrainResult:
+    fit_n, val_n, test_n = config.split_sizes()
+    states = generate_states(
+        config.states, derive_seed(config.seed, "nothanks-imitation-data"), config.players, config.generator
+    )
+    order = np.random.default_rng(derive_seed(config.seed, "nothanks-imitation-split")).permutation(len(states))
+    states = [states[i] for i in order]
+    fit_states, val_states, test_states = states[:fit_n], states[fit_n:fit_n + val_n], states[fit_n + val_n:]
+    x_fit, y_fit = labelled(fit_states)
+    x_val, y_val = labelled(val_states)
+
+    torch.manual_seed(config.seed)
+    batches = torch.Generator().manual_seed(config.seed)
+    model = NoThanksNet(config.hidden)
+    optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
+    loss_fn = nn.MSELoss()
+    plateau = (
+        torch.optim.lr_scheduler.ReduceLROnPlateau(optimiser, factor=0.5, patience=10)
+        if config.schedule == "plateau" else None
+    )
+    history: dict[str, list[float]] = {"train_loss": [], "validation_loss": []}
+    best = (math.inf, 0, {k: v.clone() for k, v in model.state_dict().items()})
+    for epoch in range(1, config.epochs + 1):
+        model.train()
+        perm = torch.randperm(fit_n, generator=batches)
+        total = 0.0
+        for start in range(0, fit_n, config.batch_size):
+            index = perm[start:start + config.batch_size]
+            optimiser.zero_grad()
+            loss = loss_fn(model(x_fit[index]), y_fit[index])
+            loss.backward()
+            optimiser.step()
+            total += loss.item() * len(index)
+        model.eval()
+        with torch.no_grad():
+            val_loss = float(loss_fn(model(x_val), y_val))
+        if plateau is not None:
+            plateau.step(val_loss)
+        history["train_loss"].append(total / fit_n)
+        history["validation_loss"].append(val_loss)
+        if on_epoch is not None:
+            on_epoch(epoch, total / fit_n, val_loss)
+        if val_loss < best[0]:
+            best = (val_loss, epoch, {k: v.clone() for k, v in model.state_dict().items()})
+        elif epoch - best[1] >= config.patience:
+            break
+    model.load_state_dict(best[2])
+    model.eval()
+    metrics = {
+        "experiment": "nothanks-imitation",
+        "config": asdict(config),
+        "split": {"fit": fit_n, "validation": val_n, "test": test_n},
+        "epochs_run": len(history["train_loss"]),
+        "best_epoch": best[1],
+        "history": history,
+        "train": evaluate_model(model, fit_states),
+        "test": evaluate_model(model, test_states),
+    }
+    return TrainResult(model, config, metrics)
+
+
+def save_checkpoint(path: str | Path, model: NoThanksNet, config: TrainConfig, metrics: dict[str, Any] | None = None) -> None:
+    """Write the model atomically; ``metrics`` keeps only its plain summary (no history)."""
+    summary = {k: v for k, v in (metrics or {}).items() if k in ("split", "epochs_run", "best_epoch", "test")}
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "config": asdict(config),
+        "state_dict": {k: v.detach().clone() for k, v in model.state_dict().items()},
+        "metrics": summary,
+    }
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    write_atomic(Path(path), buffer.getvalue())
+
+
+def load_checkpoint(path: str | Path) -> tuple[NoThanksNet, TrainConfig, dict[str, Any]]:
+    """Read a checkpoint written by :func:`save_checkpoint`; any other file is a FormatError."""
+    path = Path(path)
+    if not path.is_file():
+        raise BoardlabError(f"no No Thanks! model at {path}")
+    try:
+        with warnings.catch_warnings():  # torch warns about foreign pickle protocols; the error below says it
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001  any failure to unpickle means the file is not ours; torch raises many kinds
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise FormatError(f"{path}: not a readable PyTorch checkpoint ({first[:200]})") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+        raise FormatError(f"{path}: not a No Thanks! network checkpoint (format {found!r}, expected {CHECKPOINT_FORMAT!r})")
+    try:
+        config = TrainConfig.from_dict(dict(payload["config"]), where=f"{path}: config")
+        model = NoThanksNet(config.hidden)
+        model.load_state_dict(payload["state_dict"])
+    except (KeyError, TypeError, RuntimeError, SpecError) as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise FormatError(f"{path}: damaged No Thanks! checkpoint ({first[:200]})") from None
+    model.eval()
+    return model, config, dict(payload.get("metrics", {}))

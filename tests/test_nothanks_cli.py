@@ -1,0 +1,160 @@
+"""No Thanks! agents, the experiment helpers and the train / evaluate / experiment commands."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from boardlab.agents.nothanks_agents import DEFAULT_MODEL
+from boardlab.agents.registry import make_agent
+from boardlab.arena.play import play_game
+from boardlab.cli import app
+from boardlab.core.errors import BoardlabError, SpecError
+from boardlab.core.registry import make
+from boardlab.experiments.nothanks import (
+    agreement_in_play, four_player_table, mean_spread, seating_for, wilson_interval,
+)
+from boardlab.games.nothanks import PASS, TAKE
+from boardlab.games.nothanks_expert import expert_value, generate_states
+from test_nothanks_expert import table
+
+runner = CliRunner()
+
+
+def test_expert_agent_follows_the_expert_and_takes_when_broke():
+    agent = make_agent("nothanks-expert", make("nothanks"))
+    for state in generate_states(100, seed=7):
+        expected = PASS if expert_value(state) > 0.5 else TAKE
+        assert agent.step(state) == expected
+    assert agent.step(table(20, 30, [0, 5, 5, 5])) == TAKE
+    assert agent.step(table(20, 0, [5, 5, 5, 5], [[21], [], [], []])) == PASS  # fits own run: PASS, as the study says
+    flipped = make_agent("nothanks-expert:read=flipped")
+    assert flipped.step(table(20, 0, [5, 5, 5, 5], [[21], [], [], []])) == TAKE
+    assert flipped.step(table(20, 30, [0, 5, 5, 5])) == TAKE  # still forced
+    assert flipped.step(table(20, 3, [5, 5, 5, 5])) == PASS  # under 20 %: 0.1, read as "do not take"
+    with pytest.raises(SpecError, match="as-written or flipped"):
+        make_agent("nothanks-expert:read=sideways")
+
+
+def test_net_agent_plays_whole_games_with_the_committed_model():
+    assert DEFAULT_MODEL.is_file()
+    game = make("nothanks", players=4)
+    agents = [make_agent(s, game) for s in ("nothanks-net", "nothanks-expert", "random", "nothanks-net")]
+    record = play_game(game, agents, seed=5)
+    assert record.replay().is_terminal()
+    with pytest.raises(SpecError, match="plays only nothanks"):
+        make_agent("nothanks-expert", make("connect4"))
+    with pytest.raises(BoardlabError, match="no model file"):
+        make_agent("nothanks-net:path=/nonexistent/model.pt")
+
+
+def test_committed_model_imitates_the_expert():
+    net = make_agent("nothanks-net")
+    states = generate_states(300, seed=2024)
+    agree = np.mean([net.step(s) == make_agent("nothanks-expert").step(s) for s in states])
+    assert agree > 0.93
+
+
+def test_four_player_table_rotates_seats_and_counts_everything():
+    result = four_player_table(["nothanks-expert", "random", "random:seed=3", "nothanks-net"], games=8, seed=1)
+    rows = result["rows"]
+    assert [r["games"] for r in rows] == [8, 8, 8, 8]
+    assert sum(r["win_rate"] for r in rows) == pytest.approx(1.0)
+    for r in rows:
+        assert r["score_ci95"][0] <= r["mean_score"] <= r["score_ci95"][1]
+        assert 0 <= r["win_ci95"][0] <= r["win_rate"] <= r["win_ci95"][1] <= 1
+    with pytest.raises(BoardlabError, match="4 agents"):
+        four_player_table(["random"] * 3, games=1, seed=1)
+    low, high = wilson_interval(0.0, 2016)
+    assert low == 0.0 and 0.0015 < high < 0.002  # about 3/n, where rate ± 1.96 SE would give [0, 0]
+    assert wilson_interval(0.5, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+    assert mean_spread([1.0, 3.0]) == {"mean": 2.0, "std": pytest.approx(2**0.5), "min": 1.0, "max": 3.0}
+
+
+def test_seatings_balance_seats_and_neighbours():
+    block = [seating_for(i) for i in range(24)]
+    assert len({tuple(s) for s in block}) == 24
+    for agent in range(4):
+        assert sorted(s.index(agent) for s in block) == sorted(list(range(4)) * 6)
+    behind = {}
+    for s in block:
+        for seat in range(4):
+            pair = (s[seat - 1], s[seat])  # who moves just before whom
+            behind[pair] = behind.get(pair, 0) + 1
+    assert len(behind) == 12 and set(behind.values()) == {8}
+
+
+def test_table_store_resumes_and_refuses_another_table(tmp_path):
+    store = tmp_path / "table.jsonl"
+    agents = ["nothanks-expert", "random", "random:seed=3", "random:seed=4"]
+    first = four_player_table(agents, games=5, seed=2, store=store)
+    store.write_text(store.read_text() + '{"index": 5, "sco')  # a kill in the middle of a line
+    played = []
+    second = four_player_table(agents, games=8, seed=2, store=store, on_game=played.append)
+    lines = store.read_text().splitlines()
+    assert len(lines) == 8 and [json.loads(l)["index"] for l in lines] == list(range(8))
+    fresh = four_player_table(agents, games=8, seed=2)
+    assert second["rows"] == fresh["rows"] and first["rows"] != second["rows"]
+    assert played == list(range(8))
+    with pytest.raises(BoardlabError, match="another table"):
+        four_player_table(agents, games=8, seed=3, store=store)
+
+
+def test_network_agrees_with_the_expert_in_real_games():
+    result = agreement_in_play(["nothanks-expert", "nothanks-net", "random", "random"], games=12, seed=1)
+    assert result["decisions"] > 200 and result["agreement"] > 0.95
+
+
+def test_train_then_evaluate_on_the_command_line(tmp_path):
+    out = tmp_path / "m" / "net.pt"
+    result = runner.invoke(app, ["train", "nothanks-imitation", "--states", "120", "--epochs", "15", "--seed", "2",
+                                 "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["split"] == {"fit": 86, "validation": 10, "test": 24}
+    assert out.is_file() and (tmp_path / "m" / "net.config.json").is_file()
+    metrics = json.loads((tmp_path / "m" / "net.metrics.json").read_text())
+    assert len(metrics["history"]["train_loss"]) == metrics["epochs_run"] <= 15
+    assert json.loads((tmp_path / "m" / "net.config.json").read_text())["states"] == 120
+
+    result = runner.invoke(app, ["evaluate", str(out), "--states", "50", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert sum(map(sum, report["confusion"])) == 50 and 0 <= report["agreement"] <= 1
+    assert report["curve"].endswith("net.curve.png")
+    assert (tmp_path / "m" / "net.curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    text = runner.invoke(app, ["evaluate", str(out), "--states", "30"])
+    assert text.exit_code == 0 and "agreement" in text.output and "expert \\ net" in text.output
+
+
+def test_cli_refuses_unknown_names_and_bad_files(tmp_path):
+    result = runner.invoke(app, ["train", "chess-imitation"])
+    assert result.exit_code == 2 and "unknown trainer 'chess-imitation'" in result.output
+    assert "nothanks-imitation" in result.output
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"junk")
+    result = runner.invoke(app, ["evaluate", str(bad)])
+    assert result.exit_code == 2 and "bad.pt" in result.output and "Traceback" not in result.output
+    result = runner.invoke(app, ["experiment", "nothanks-imitation", "--part", "everything"])
+    assert result.exit_code == 2 and "--part" in result.output
+
+
+def test_experiment_table_on_the_command_line():
+    result = runner.invoke(app, ["experiment", "nothanks-imitation", "--part", "table", "--games", "4",
+                                 "--agents", "nothanks-expert,random,random,random", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)["table"]["rows"]
+    assert [r["agent"] for r in rows] == ["nothanks-expert", "random", "random", "random"]
+
+
+def test_determinised_mcts_plays_no_thanks_and_beats_random():
+    game = make("nothanks", players=3)
+    wins = 0.0
+    for seed in range(3):
+        agents = [make_agent(s, game) for s in ("mcts:iterations=40", "random", "random")]
+        record = play_game(game, agents, seed=seed)
+        assert record.replay().is_terminal()
+        wins += record.returns[0]
+    assert wins >= 2  # uniform random players would win about 1 of 3
