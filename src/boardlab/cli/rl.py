@@ -1,0 +1,160 @@
+"""``boardlab rl``: train Connect Four Q-networks by self-play, list the runs, rank them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from boardlab.cli.app import JSON_HELP, command, command_group, console, err_console, print_json
+from boardlab.core.errors import BoardlabError
+
+rl = command_group("rl", "Reinforcement learning for Connect Four: self-play Q-learning with a neural Q-function (the study's method).")
+
+RUNS_HELP = "Folder holding the runs (<config>-<n>/)."
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+    )
+
+
+@command("train", group=rl)
+def train(
+    config: Optional[Path] = typer.Argument(None, help="JSON config with the study's keys (see docs/c4-rl.md)."),
+    resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Carry on the run of this name (or path) from its last checkpoint."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_HELP),
+    stop_after: Optional[int] = typer.Option(None, "--stop-after", help="Stop (with a checkpoint) once this many games are played in all."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: run, path, games_played, games_to_play, checkpoint."),
+) -> None:
+    """Train a Q-network by self-play; the run is named [b]<config>-<n>[/] and checkpoints every saving_rate games."""
+    from boardlab.nn.qlearning import find_run, load_config, new_run, train_run
+
+    if (config is None) == (resume is None):
+        raise BoardlabError("give a CONFIG file to start a run, or --resume RUN to carry one on (not both)")
+    if resume is not None:
+        run = find_run(resume, runs_dir)
+        cfg = load_config(run.config_file)
+    else:
+        run, cfg = new_run(config, runs_dir)
+    if not json_out:
+        err_console.print(f"run {run.name} in {run.path.parent}")
+    goal = cfg.games_to_play if stop_after is None else min(stop_after, cfg.games_to_play)
+    with _progress() as progress:
+        task = progress.add_task(run.name, total=goal)
+
+        def tick(learner) -> None:
+            progress.update(task, completed=learner.games_played)
+
+        try:
+            learner = train_run(run, stop_after=stop_after, on_game=tick)
+        except KeyboardInterrupt:
+            err_console.print(f"stopped; 'boardlab rl train --resume {run.name}' continues from the last checkpoint")
+            raise typer.Exit(130) from None
+    result = {
+        "run": run.name,
+        "path": str(run.path),
+        "games_played": learner.games_played,
+        "games_to_play": cfg.games_to_play,
+        "checkpoint": str(run.checkpoint),
+    }
+    if json_out:
+        print_json(result)
+    else:
+        console.print(f"{run.name}: {learner.games_played}/{cfg.games_to_play} games, checkpoint {run.checkpoint}")
+
+
+@command("runs", group=rl)
+def runs(
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_HELP),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: run, config, games_played, games_to_play, agent."),
+) -> None:
+    """List the training runs and the agent spec that plays each."""
+    from boardlab.nn.qlearning import list_runs, load_config
+
+    rows = []
+    for run in list_runs(runs_dir):
+        try:
+            cfg = load_config(run.config_file)
+            total = cfg.games_to_play
+        except BoardlabError:
+            total = None
+        rows.append({"run": run.name, "config": run.config_name, "games_played": run.games_played(),
+                     "games_to_play": total, "agent": f"qnet:run={run.name}"})
+    if json_out:
+        print_json(rows)
+        return
+    if not rows:
+        console.print(f"no runs in {runs_dir}")
+        return
+    table = Table("run", "config", "games", "agent")
+    for row in rows:
+        table.add_row(row["run"], row["config"], f"{row['games_played']}/{row['games_to_play']}", row["agent"])
+    console.print(table)
+
+
+def _print_ranking(title: str, ranking: list[dict]) -> None:
+    table = Table("configuration", "mean", "max", "min", "agents", title=title)
+    for row in ranking:
+        table.add_row(row["config"], f"{row['mean']:.2f}%", f"{row['max']:.2f}%", f"{row['min']:.2f}%", str(len(row["agents"])))
+    console.print(table)
+
+
+RANK_JSON = " Keys: kind, games, ranking [{config, mean, max, min, agents [{run, win_percent, games}]}] (percentages of games won)."
+
+
+
+rank = typer.Typer(name="rank", help="Rank trained runs as in the study's tables (win percentages per configuration).", no_args_is_help=True, add_completion=False)
+rl.add_typer(rank, name="rank")
+
+RANK_JSON = " Keys: kind, games, ranking [{config, mean, max, min, agents [{run, win_percent, games, by_seat}]}]; percentages of games won."
+
+
+def _print_ranking(title: str, ranking: list[dict]) -> None:
+    table = Table("configuration", "mean", "max", "min", "agents", title=title)
+    for row in ranking:
+        table.add_row(row["config"], f"{row['mean']:.2f}%", f"{row['max']:.2f}%", f"{row['min']:.2f}%", str(len(row["agents"])))
+    console.print(table)
+
+
+@command("all-play-all", group=rank)
+def rank_all_play_all(
+    runs: List[str] = typer.Argument(..., help="Run names (or paths); a run's configuration is its name without -<n>."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_HELP),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP + RANK_JSON),
+) -> None:
+    """Every agent plays every agent of another configuration once in each seat."""
+    from boardlab.experiments.c4_rl import all_play_all, load_agents
+
+    result = all_play_all(load_agents(runs, runs_dir))
+    if json_out:
+        print_json({"kind": "all-play-all", "games": 1, "ranking": result})
+    else:
+        _print_ranking("all play all: games won", result)
+
+
+@command("with-random", group=rank)
+def rank_with_random(
+    runs: List[str] = typer.Argument(..., help="Run names (or paths)."),
+    games: int = typer.Option(1000, "--games", "-n", help="Games per agent as first player, and again as second."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random player's moves."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_HELP),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP + RANK_JSON),
+) -> None:
+    """Every agent plays the random player GAMES times as first and GAMES times as second player."""
+    from boardlab.experiments.c4_rl import load_agents, with_random
+
+    result = with_random(load_agents(runs, runs_dir), games, seed)
+    if json_out:
+        print_json({"kind": "with-random", "games": games, "ranking": result})
+    else:
+        _print_ranking(f"against random ({games} games per seat): games won", result)
