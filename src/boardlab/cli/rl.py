@@ -158,3 +158,33 @@ def rank_with_random(
         print_json({"kind": "with-random", "games": games, "ranking": result})
     else:
         _print_ranking(f"against random ({games} games per seat): games won", result)
+
+
+experiment = typer.Typer(name="experiment", help="The study's experiments, scaled to this machine.", no_args_is_help=True, add_completion=False)
+rl.add_typer(experiment, name="experiment")
+
+
+@command("c4-stages", group=experiment)
+def c4_stages(
+    out: Path = typer.Option(Path("runs/c4-stages"), "--out", help="Folder for configs, runs, results.json and tables.md; re-running resumes."),
+    games: int = typer.Option(1000, "--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2)."),
+    agents: int = typer.Option(2, "--agents", help="Agents (seeds) trained per configuration (the study: 5)."),
+    eval_games: int = typer.Option(200, "--eval-games", help="Games against random per agent and seat (the study: 1000)."),
+    workers: int = typer.Option(1, "--workers", help="Training processes."),
+    stages: int = typer.Option(6, "--stages", min=1, max=6, help="Run stages 1..STAGES."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: games, agents, eval_games, base, stages [{stage, all_play_all, with_random, score, chosen}], final_config."),
+) -> None:
+    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards)."""
+    from boardlab.core.records import write_atomic
+    from boardlab.experiments.c4_stages import run_stages, tables_markdown
+
+    if games < 8:
+        raise BoardlabError("--games must be at least 8 (stage 1 ranks snapshots at games/8)")
+    results = run_stages(out, games=games, agents=agents, eval_games=eval_games, workers=workers, stages=stages,
+                         log=lambda line: err_console.print(line))
+    tables = tables_markdown(results)
+    write_atomic(out / "tables.md", tables)
+    if json_out:
+        print_json(results)
+    else:
+        console.print(tables)
