@@ -166,7 +166,7 @@ rl.add_typer(experiment, name="experiment")
 
 @command("c4-stages", group=experiment)
 def c4_stages(
-    out: Path = typer.Option(Path("runs/c4-stages"), "--out", help="Folder for configs, runs, results.json and tables.md; re-running resumes."),
+    out: Path = typer.Option(Path("runs/c4-stages"), "--out", help="Folder for runs/, results.json, tables.md and stage_one.png; re-running resumes."),
     games: int = typer.Option(1000, "--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2)."),
     agents: int = typer.Option(2, "--agents", help="Agents (seeds) trained per configuration (the study: 5)."),
     eval_games: int = typer.Option(200, "--eval-games", help="Games against random per agent and seat (the study: 1000)."),
@@ -176,7 +176,7 @@ def c4_stages(
 ) -> None:
     """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards)."""
     from boardlab.core.records import write_atomic
-    from boardlab.experiments.c4_stages import run_stages, tables_markdown
+    from boardlab.experiments.c4_stages import plot_stage_one, run_stages, tables_markdown
 
     if games < 8:
         raise BoardlabError("--games must be at least 8 (stage 1 ranks snapshots at games/8)")
@@ -184,7 +184,60 @@ def c4_stages(
                          log=lambda line: err_console.print(line))
     tables = tables_markdown(results)
     write_atomic(out / "tables.md", tables)
+    plot_stage_one(results, out / "stage_one.png")
     if json_out:
         print_json(results)
     else:
         console.print(tables)
+
+
+@command("curve", group=rl)
+def curve(
+    runs: List[str] = typer.Argument(..., help="Run names (or paths); every snapshot of each is evaluated."),
+    games: int = typer.Option(200, "--games", "-n", help="Games against random per snapshot and seat."),
+    png: Optional[Path] = typer.Option(None, "--png", help="Also draw the curves to this PNG."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_HELP),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: run -> [{games_played, first, second}] (% won against random)."),
+) -> None:
+    """Learning curves: win percentage against random at each snapshot, as first and as second player."""
+    from boardlab.experiments.c4_rl import learning_curve, plot_curves
+    from boardlab.nn.qlearning import find_run
+
+    curves = {name: learning_curve(find_run(name, runs_dir), games) for name in runs}
+    if png is not None:
+        plot_curves(curves, png, f"win rate against random ({games} games per seat)")
+    if json_out:
+        print_json(curves)
+        return
+    table = Table("run", "games played", "first %", "second %")
+    for name, points in curves.items():
+        for p in points:
+            table.add_row(name, str(p["games_played"]), f"{p['first']:.1f}", f"{p['second']:.1f}")
+    console.print(table)
+
+
+@command("export", group=rl)
+def export(
+    run: str = typer.Argument(..., help="Run name (or path)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Model file to write (config and weights, no optimizer or random states)."),
+    snapshot: Optional[int] = typer.Option(None, "--snapshot", help="Export the snapshot at this many games instead of the latest checkpoint."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_HELP),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: run, games_played, out, bytes."),
+) -> None:
+    """Write a run's network as a model file for [b]qnet:path=FILE[/] (the committed default agent is one)."""
+    from boardlab.nn.qlearning import Learner, export_model, find_run
+
+    found = find_run(run, runs_dir)
+    source = found.checkpoint
+    if snapshot is not None:
+        snaps = dict(found.snapshots())
+        if snapshot not in snaps:
+            raise BoardlabError(f"run {found.name} has no snapshot at {snapshot} games (it has: {', '.join(map(str, snaps)) or 'none'})")
+        source = snaps[snapshot]
+    learner = Learner.load(source)
+    export_model(learner, out)
+    result = {"run": found.name, "games_played": learner.games_played, "out": str(out), "bytes": out.stat().st_size}
+    if json_out:
+        print_json(result)
+    else:
+        console.print(f"{found.name} after {learner.games_played} games -> {out} ({result['bytes']} bytes)")

@@ -158,3 +158,40 @@ def with_random(agents: Sequence[TrainedAgent], games: int, seed: int = 0) -> li
 
 def load_agents(names: Sequence[str], runs_dir: Path) -> list[TrainedAgent]:
     return [TrainedAgent.from_run(find_run(name, runs_dir)) for name in names]
+
+
+def learning_curve(run: Run, games: int, seed: int = 0) -> list[dict[str, Any]]:
+    """Win percentage against random, as first and as second player, at each snapshot of ``run``."""
+    points = []
+    for played, path in run.snapshots():
+        agent = TrainedAgent.from_checkpoint(path, f"{run.name}@{played}", run.config_name)
+        game = agent.cfg.game()
+        first = play_vs_random(agent.q, game, games, 0, seed * 2 + 1)
+        second = play_vs_random(agent.q, game, games, 1, seed * 2 + 2)
+        points.append({"games_played": played, "first": 100.0 * first["wins"] / games, "second": 100.0 * second["wins"] / games})
+    return points
+
+
+def plot_curves(curves: dict[str, list[dict[str, Any]]], path: Path, title: str) -> None:
+    """One PNG: win percentage against random (first: solid, second: dashed) per curve."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    for (label, points), colour in zip(curves.items(), plt.rcParams["axes.prop_cycle"].by_key()["color"] * 4):
+        xs = [p["games_played"] for p in points]
+        ax.plot(xs, [p["first"] for p in points], "-o", color=colour, ms=3, label=f"{label}, first player")
+        ax.plot(xs, [p["second"] for p in points], "--s", color=colour, ms=3, label=f"{label}, second player")
+    ax.axhline(95, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel("self-play games")
+    ax.set_ylabel("% of games won against random")
+    ax.set_ylim(0, 100)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)

@@ -220,3 +220,28 @@ def tables_markdown(results: dict[str, Any]) -> str:
                 lines.append(f"| {row['config']}{mark} | {row['mean']:.2f}% | {row['max']:.2f}% | {row['min']:.2f}% |")
             lines.append("")
     return "\n".join(lines)
+
+
+def plot_stage_one(results: dict[str, Any], path: Path) -> None:
+    """Stage 1 as a learning curve: mean % won against random per method at each games count."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = {r["config"]: r for r in results["stages"][0]["with_random"]}
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=110)
+    for method in ("best_known", "mean"):
+        points = sorted((int(c.rsplit("_", 1)[1]), r) for c, r in rows.items() if c.startswith(f"stage_one_{method}_"))
+        xs = [g for g, _ in points]
+        ax.plot(xs, [r["mean"] for _, r in points], "-o", ms=3, label=f"{method} (mean of agents)")
+        ax.fill_between(xs, [r["min"] for _, r in points], [r["max"] for _, r in points], alpha=0.15)
+    ax.set_xlabel("self-play games")
+    ax.set_ylabel("% won against random (both seats)")
+    ax.set_title(f"Stage 1, study encoding: {results['agents']} agents per point, {results['eval_games']} games per seat")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)

@@ -315,7 +315,6 @@ class Learner:
 
     @classmethod
     def new(cls, cfg: QConfig) -> "Learner":
-        torch.set_num_threads(1)  # tiny networks: threads cost more than they give, and order stays fixed
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         net = make_qnet(cfg.encoding, cfg.rows, cfg.cols, cfg.hidden)
@@ -417,8 +416,15 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
 
 
 def load_qnet(path: str | Path) -> tuple[QConfig, QNet]:
-    """The configuration and network of a checkpoint, for playing."""
-    learner = Learner.load(path)
+    """The configuration and network of a checkpoint, for playing.
+
+    Loading goes through :meth:`Learner.load`, which sets the global random
+    states; a player must not disturb its caller's, so they are put back.
+    """
+    python_state = random.getstate()
+    with torch.random.fork_rng(devices=[]):
+        learner = Learner.load(path)
+    random.setstate(python_state)
     learner.net.eval()
     return learner.cfg, learner.net
 
@@ -513,6 +519,7 @@ def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learne
     would, but at a checkpoint). A checkpoint is written every ``saving_rate``
     games and at the end.
     """
+    torch.set_num_threads(1)  # tiny networks: threads cost more than they give, and the sums keep one order
     if run.checkpoint.exists():
         learner = Learner.load(run.checkpoint)
     else:
