@@ -295,3 +295,19 @@ def test_corrupt_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
         read_checkpoint(other)
     with pytest.raises(BoardlabError, match="no checkpoint"):
         read_checkpoint(tmp_path / "missing.pt")
+
+
+@pytest.mark.parametrize("encoding, hidden", [("study", (9,)), ("planes", (10, 6))])
+def test_numpy_sgd_step_equals_torch_autograd_sgd(encoding: str, hidden) -> None:
+    cfg = QConfig(encoding=encoding, hidden=hidden, learning_rate=0.05, seed=3)
+    a, b = Learner.new(cfg), Learner.new(cfg)
+    game = cfg.game()
+    state = game.state_from_moves("4435")
+    samples, _ = training_samples(cfg, a.q(), state, 1)
+    assert len(samples) == 2
+    loss_a = a.train_on(samples)
+    loss_b = b.train_on_autograd(samples)
+    assert loss_a == pytest.approx(loss_b, rel=1e-5)
+    for (name, x), y in zip(a.net.state_dict().items(), b.net.state_dict().values()):
+        assert torch.allclose(x, y, atol=1e-6), name
+    assert any(not torch.equal(x, y) for x, y in zip(a.net.state_dict().values(), Learner.new(cfg).net.state_dict().values()))

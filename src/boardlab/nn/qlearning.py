@@ -331,11 +331,22 @@ class Learner:
         return int(legal[int(self.rng.choice(len(legal), p=probs))])
 
     def train_on(self, samples: list[Sample]) -> float:
+        """One SGD step (rate ``learning_rate``) on ``0.5 * sum (Q - target)^2`` over the samples.
+
+        The gradient of that loss is ``Q - target``, as in the study's PyBrain
+        backprop. Computed by :meth:`QNet.sgd_step` (NumPy, in place); the
+        autograd version, :meth:`train_on_autograd`, gives the same update.
+        """
+        views = np.stack([s.view for s in samples])
+        actions = np.array([s.action for s in samples], dtype=np.int64)
+        targets = np.array([s.target for s in samples], dtype=np.float32)
+        return self.net.sgd_step(views, actions, targets, self.cfg.learning_rate)
+
+    def train_on_autograd(self, samples: list[Sample]) -> float:
         views = torch.from_numpy(np.stack([s.view for s in samples]))
         actions = torch.tensor([s.action for s in samples])
         targets = torch.tensor([s.target for s in samples], dtype=torch.float32)
         self.optimizer.zero_grad(set_to_none=True)
-        # 0.5 * squared error, summed: the gradient is (output - target), as in PyBrain's backprop
         loss = 0.5 * ((self.net.selected_values(views, actions) - targets) ** 2).sum()
         loss.backward()
         self.optimizer.step()
