@@ -311,3 +311,14 @@ def test_numpy_sgd_step_equals_torch_autograd_sgd(encoding: str, hidden) -> None
     for (name, x), y in zip(a.net.state_dict().items(), b.net.state_dict().values()):
         assert torch.allclose(x, y, atol=1e-6), name
     assert any(not torch.equal(x, y) for x, y in zip(a.net.state_dict().values(), Learner.new(cfg).net.state_dict().values()))
+
+
+def test_divergence_is_a_clear_error_and_keeps_the_last_checkpoint(tmp_path: Path) -> None:
+    from boardlab.nn.qlearning import TrainingDiverged
+
+    data = tiny_config(learning_rate=1000.0, games_to_play=200, saving_rate=1)
+    run, _ = new_run(_write(tmp_path, "hot.json", data), tmp_path / "runs")
+    with pytest.raises(TrainingDiverged, match="diverged.*learning_rate 1000.0 is too large"):
+        train_run(run)
+    saved = read_checkpoint(run.checkpoint)
+    assert all(torch.isfinite(v).all() for v in saved["model"].values())

@@ -36,6 +36,7 @@ class TrainedAgent:
     config_name: str
     cfg: QConfig
     q: QValues
+    diverged: bool = False
 
     @classmethod
     def from_checkpoint(cls, path: Path, name: str, config_name: str) -> "TrainedAgent":
@@ -46,7 +47,9 @@ class TrainedAgent:
     def from_run(cls, run: Run) -> "TrainedAgent":
         if not run.checkpoint.exists():
             raise BoardlabError(f"run {run.name} has no checkpoint yet (train it first)")
-        return cls.from_checkpoint(run.checkpoint, run.name, run.config_name)
+        agent = cls.from_checkpoint(run.checkpoint, run.name, run.config_name)
+        agent.diverged = (run.path / "diverged.json").exists()
+        return agent
 
     def choose_many(self, states: Sequence) -> list[int]:
         if not states:

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from boardlab.core.records import write_atomic
 from boardlab.experiments.c4_rl import TrainedAgent, all_play_all, with_random
-from boardlab.nn.qlearning import Run, config_from_dict, train_run
+from boardlab.nn.qlearning import Run, TrainingDiverged, config_from_dict, train_run
 
 STUDY_BASE: dict[str, Any] = {  # listing 6.1
     "board": {"rows": 6, "cols": 7},
@@ -99,7 +99,11 @@ def _train(job: Job) -> str:
     if not (run.path / "config.json").exists():
         run.path.mkdir(parents=True, exist_ok=True)
         write_atomic(run.path / "config.json", json.dumps(job.config, indent=2) + "\n")
-    train_run(run)
+    try:
+        train_run(run)
+    except TrainingDiverged as exc:
+        # the study would have kept such an agent too: it plays from its last finite checkpoint
+        write_atomic(run.path / "diverged.json", json.dumps({"message": str(exc)}) + "\n")
     return job.run_path
 
 
@@ -120,6 +124,8 @@ def _train_all(jobs: list[Job], workers: int, log: Callable[[str], None]) -> Non
 
 def _finished(job: Job) -> bool:
     run = Run(Path(job.run_path))
+    if (run.path / "diverged.json").exists():
+        return True
     return run.checkpoint.exists() and run.games_played() >= job.config["games_to_play"]
 
 
@@ -199,7 +205,8 @@ def _rank_stage(stage: int, agents: list[TrainedAgent], eval_games: int, log: Ca
     log(f"stage {stage}: ranking {len(agents)} agents")
     apa = all_play_all(agents)
     wr = with_random(agents, eval_games, seed=stage)
-    return {"stage": stage, "all_play_all": apa, "with_random": wr, "score": _score(apa, wr)}
+    diverged = sorted(a.name for a in agents if a.diverged)
+    return {"stage": stage, "all_play_all": apa, "with_random": wr, "score": _score(apa, wr), "diverged": diverged}
 
 
 def _save(out: Path, results: dict[str, Any]) -> None:
@@ -219,6 +226,8 @@ def tables_markdown(results: dict[str, Any]) -> str:
                 mark = " (chosen)" if row["config"] == summary.get("chosen") else ""
                 lines.append(f"| {row['config']}{mark} | {row['mean']:.2f}% | {row['max']:.2f}% | {row['min']:.2f}% |")
             lines.append("")
+        if summary.get("diverged"):
+            lines.append(f"Diverged during training (ranked from their last checkpoint): {', '.join(summary['diverged'])}.\n")
     return "\n".join(lines)
 
 

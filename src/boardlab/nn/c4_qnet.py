@@ -180,7 +180,8 @@ class StudyQNet(QNet):
         return np.concatenate([cells, np.asarray(actions, dtype=np.float32)[:, None]], axis=1)
 
     def _activate(self, x: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-x))
+        with np.errstate(over="ignore"):  # exp overflow means a sigmoid of exactly 0: harmless
+            return 1.0 / (1.0 + np.exp(-x))
 
     def _activation_slope(self, activated: np.ndarray) -> np.ndarray:
         return activated * (1.0 - activated)
@@ -192,9 +193,9 @@ class StudyQNet(QNet):
         cells = (views[:, 0] + 2.0 * views[:, 1]).reshape(len(views), n_cells)
         # first layer split: W [cells, a] = W_cells cells + a * w_action, for every action at once
         pre = (cells @ w1[:, :n_cells].T + b1)[:, None, :] + np.arange(self.cols, dtype=np.float32)[None, :, None] * w1[:, n_cells]
-        h = 1.0 / (1.0 + np.exp(-pre))
+        h = self._activate(pre)
         for w, b in layers[1:-1]:
-            h = 1.0 / (1.0 + np.exp(-(h @ w.T + b)))
+            h = self._activate(h @ w.T + b)
         w, b = layers[-1]
         return (h @ w.T + b)[..., 0]
 

@@ -52,6 +52,10 @@ CHECKPOINT_FORMAT = "boardlab-c4-qnet"
 CHECKPOINT_VERSION = 1
 FUTURE_VALUES = ("best_known", "mean")
 
+class TrainingDiverged(BoardlabError):
+    """The Q-values stopped being finite numbers (too large a learning rate for the network)."""
+
+
 # --- configuration -------------------------------------------------------------
 
 #: every key a config may hold: (type, required). Nested dicts list their own keys.
@@ -327,6 +331,11 @@ class Learner:
     def choose(self, state) -> int:
         legal = state.legal_actions()
         values = self.q()(view_of(state, state.current_player())[None])[0][legal]
+        if not np.all(np.isfinite(values)):
+            raise TrainingDiverged(
+                f"the Q-network diverged (non-finite values) in game {self.games_played + 1}; "
+                f"learning_rate {self.cfg.learning_rate} is too large for it"
+            )
         probs = boltzmann_probabilities(values, self.cfg.temperature)
         return int(legal[int(self.rng.choice(len(legal), p=probs))])
 
@@ -547,6 +556,11 @@ def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learne
         if learner.games_played % cfg.saving_rate == 0 or learner.games_played == goal:
             learner.stats.append({"games": learner.games_played, "first_wins": results[0], "second_wins": results[1], "ties": results[2]})
             results = [0, 0, 0]
+            if not all(torch.isfinite(p).all() for p in learner.net.parameters()):
+                raise TrainingDiverged(
+                    f"the Q-network diverged (non-finite weights) by game {learner.games_played}; "
+                    f"learning_rate {cfg.learning_rate} is too large for it"
+                )
             learner.save(run.checkpoint)
             if learner.games_played % cfg.saving_rate == 0:
                 learner.save(run.path / "snapshots" / f"games-{learner.games_played}.pt")
