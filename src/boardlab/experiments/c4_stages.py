@@ -15,8 +15,8 @@ a stage — highest mean of its two ranking means — is carried to the next sta
 (the study chose by judgement from the same two tables).
 
 Scaling (the study trained 5 agents per configuration for 5k-150k games):
-``games`` games per agent in stages 2-6, and ``games/8 .. games`` in stage 1,
-where the shorter trainings are the snapshots of the longest one (a run of N
+``games`` games per agent in stages 2-6, and ``0, games/8 .. games`` in stage 1,
+where the shorter trainings are the snapshots of the longest one (0: the initial network) (a run of N
 games with the same seed is bit-for-bit that snapshot). Later stages keep
 ``games`` whatever stage 1 found, so that their cost stays fixed.
 """
@@ -31,7 +31,10 @@ from typing import Any, Callable
 
 from boardlab.core.records import write_atomic
 from boardlab.experiments.c4_rl import TrainedAgent, all_play_all, with_random
-from boardlab.nn.qlearning import Run, TrainingDiverged, config_from_dict, train_run
+import torch
+
+from boardlab.nn.c4_qnet import q_function
+from boardlab.nn.qlearning import Learner, Run, TrainingDiverged, config_from_dict, train_run
 
 STUDY_BASE: dict[str, Any] = {  # listing 6.1
     "board": {"rows": 6, "cols": 7},
@@ -173,6 +176,11 @@ def run_stages(
             if path is None:
                 continue
             stage_agents.append(TrainedAgent.from_checkpoint(path, f"{run.name}@{g}", f"{job.config_name}_{g}"))
+    # games 0: the initial networks of the same seeds, the baseline every row is measured against
+    for job in jobs:
+        with torch.random.fork_rng(devices=[]):
+            learner = Learner.new(config_from_dict(job.config, job.config_name))
+        stage_agents.append(TrainedAgent(f"{Path(job.run_path).name}@0", f"{job.config_name}_0", learner.cfg, q_function(learner.net)))
     results["stages"].append(_rank_stage(1, stage_agents, eval_games, log))
     best_method = max(("best_known", "mean"), key=lambda m: results["stages"][0]["score"][f"stage_one_{m}_{games}"])
     current = json.loads(json.dumps(base))
