@@ -54,3 +54,13 @@ def test_stage_variants_are_the_studys() -> None:
     rewards = values(6, "rewards")
     assert rewards[0] == {"win": 2, "loss": -2, "tie": 0, "each_move": -0.01}
     assert rewards[5] == {"win": 2, "loss": -5, "tie": 0, "each_move": 0}
+
+
+def test_diverged_runs_are_ranked_and_named(tmp_path: Path) -> None:
+    base = json.loads(json.dumps(STUDY_BASE))
+    base.update({"board": {"rows": 4, "cols": 4}, "needed_to_win": 3, "learning_rate": 1000.0})
+    results = run_stages(tmp_path, games=8, agents=2, eval_games=5, stages=1, base=base, log=lambda line: None)
+    one = results["stages"][0]
+    assert one["diverged"]  # such a learning rate blows the sigmoid network up at once
+    assert all(len(row["agents"]) == 2 for row in one["with_random"] if row["config"].endswith("_8"))
+    assert "Diverged during training" in tables_markdown(results)

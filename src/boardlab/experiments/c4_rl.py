@@ -23,7 +23,7 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError
 from boardlab.nn.c4_qnet import greedy_actions, q_function
-from boardlab.nn.qlearning import QConfig, Run, find_run, load_qnet
+from boardlab.nn.qlearning import Learner, QConfig, Run, find_run, load_config, load_qnet
 
 QValues = Callable[[np.ndarray], np.ndarray]
 
@@ -45,10 +45,15 @@ class TrainedAgent:
 
     @classmethod
     def from_run(cls, run: Run) -> "TrainedAgent":
+        diverged = (run.path / "diverged.json").exists()
+        if diverged and not run.checkpoint.exists():
+            # diverged before its first checkpoint: what is left is the initial network
+            learner = Learner.new(load_config(run.config_file))
+            return cls(run.name, run.config_name, learner.cfg, q_function(learner.net), diverged=True)
         if not run.checkpoint.exists():
             raise BoardlabError(f"run {run.name} has no checkpoint yet (train it first)")
         agent = cls.from_checkpoint(run.checkpoint, run.name, run.config_name)
-        agent.diverged = (run.path / "diverged.json").exists()
+        agent.diverged = diverged
         return agent
 
     def choose_many(self, states: Sequence) -> list[int]:

@@ -172,10 +172,15 @@ def run_stages(
         run = Run(Path(job.run_path))
         snaps = dict(run.snapshots())
         for g in fractions:
-            path = snaps.get(g, run.checkpoint if g == games else None)
-            if path is None:
+            if g in snaps:
+                agent = TrainedAgent.from_checkpoint(snaps[g], f"{run.name}@{g}", f"{job.config_name}_{g}")
+                agent.diverged = (run.path / "diverged.json").exists() and g == games
+            elif g == games:  # a run that diverged earlier: its last checkpoint (or initial network)
+                agent = TrainedAgent.from_run(run)
+                agent.name, agent.config_name = f"{run.name}@{g}", f"{job.config_name}_{g}"
+            else:
                 continue
-            stage_agents.append(TrainedAgent.from_checkpoint(path, f"{run.name}@{g}", f"{job.config_name}_{g}"))
+            stage_agents.append(agent)
     # games 0: the initial networks of the same seeds, the baseline every row is measured against
     for job in jobs:
         with torch.random.fork_rng(devices=[]):
@@ -235,7 +240,7 @@ def tables_markdown(results: dict[str, Any]) -> str:
                 lines.append(f"| {row['config']}{mark} | {row['mean']:.2f}% | {row['max']:.2f}% | {row['min']:.2f}% |")
             lines.append("")
         if summary.get("diverged"):
-            lines.append(f"Diverged during training (ranked from their last checkpoint): {', '.join(summary['diverged'])}.\n")
+            lines.append(f"Diverged during training (ranked from their last checkpoint, or their initial network if they diverged before the first): {', '.join(summary['diverged'])}.\n")
     return "\n".join(lines)
 
 

@@ -128,6 +128,15 @@ class QConfig:
         return make("connect4", rows=self.rows, cols=self.cols, k=self.needed_to_win)
 
 
+def _has_type(value: Any, kind: type) -> bool:
+    """JSON typing: ``float`` accepts any number, and ``true``/``false`` are never numbers."""
+    if isinstance(value, bool):
+        return kind is bool
+    if kind is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, kind)
+
+
 def _check_keys(data: Any, schema: dict[str, Any], where: str, prefix: str = "") -> None:
     if not isinstance(data, dict):
         raise FormatError(f"{where}: {prefix.rstrip('.') or 'the config'} must be a JSON object")
@@ -149,11 +158,7 @@ def _check_keys(data: Any, schema: dict[str, Any], where: str, prefix: str = "")
             continue
         value = data[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
-        ok = any(
-            (isinstance(value, bool) is False and isinstance(value, (int, float)) if k is float else isinstance(value, k) and not (k is int and isinstance(value, bool)))
-            for k in kinds
-        )
-        if not ok:
+        if not any(_has_type(value, k) for k in kinds):
             names = " or ".join("number" if k is float else k.__name__ for k in kinds)
             raise FormatError(f"{where}: key {name!r} must be a {names}, got {value!r}")
 
