@@ -70,6 +70,15 @@ def test_default_qnet_agent_is_committed_and_plays() -> None:
     assert agent.cfg.rows == 6 and agent.cfg.cols == 7
 
 
+def test_default_qnet_agent_beats_random_in_both_seats() -> None:
+    """The committed model measured 98.7 % / 97.7 % over 1000 games per seat; 90 % leaves room for seeds."""
+    game = make("connect4")
+    agent = make_agent("qnet", game)
+    for seat in (0, 1):
+        result = play_vs_random(agent.q, game, 200, seat, seed=seat + 21)
+        assert result["wins"] >= 180, (seat, result)
+
+
 def _constant_agent(name: str, config: str, column: int) -> TrainedAgent:
     cfg = QConfig(rows=4, cols=4, needed_to_win=3)
     values = np.full(4, -1.0)
@@ -156,6 +165,7 @@ def test_short_training_beats_random_more_often() -> None:
     while learner.games_played < 1000:
         learner.self_play_game(game)
     after = win_percent()
+    print(f"before {before:.1f} %, after {after:.1f} %")
     assert after >= before + 15, (before, after)
 
 

@@ -166,7 +166,8 @@ def run_stages(
         cfg["estimated_optimal_future_value"] = method
         jobs += jobs_for(f"stage_one_{method}", cfg)
     _train_all(jobs, workers, log)
-    fractions = [games // 8, games // 4, games // 2, games]
+    step = base["saving_rate"]  # snapshots exist at multiples of it: about 1/8, 1/4, 1/2 of the games
+    fractions = [step, 2 * step, 4 * step, games]
     stage_agents = []
     for job in jobs:
         run = Run(Path(job.run_path))
