@@ -429,7 +429,10 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many kinds for damaged files
-        raise FormatError(f"{path}: not a readable checkpoint ({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''})") from None
+        # torch's own message suggests weights_only=False: never for a file we did not check
+        raise FormatError(
+            f"{path}: not a readable checkpoint: damaged, truncated, or not a boardlab checkpoint ({type(exc).__name__})"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise FormatError(f"{path}: not a boardlab Connect Four Q-network checkpoint")
     if data.get("version") != CHECKPOINT_VERSION:
