@@ -250,6 +250,16 @@ def _solve(current, mask, moves, keys, values, counter, weak):
 
 
 @njit(cache=True)
+def _score_at_most(current, mask, moves, bound, keys, values, counter):
+    """Whether the position's exact score is at most ``bound`` (one null-window search)."""
+    if _can_win_next(current, mask):
+        return (SIZE + 1 - moves) // 2 <= bound
+    move_buf = np.empty((SIZE + 1, WIDTH), dtype=np.uint64)
+    score_buf = np.empty((SIZE + 1, WIDTH), dtype=np.int64)
+    return _negamax(current, mask, moves, bound, bound + 1, keys, values, counter, move_buf, score_buf) <= bound
+
+
+@njit(cache=True)
 def _solve_many(currents, masks, moves, keys, values, counter, out):
     """Solve a batch in one compiled loop (no per-position call overhead), sharing the table."""
     for i in range(currents.shape[0]):
@@ -260,12 +270,10 @@ def _solve_many(currents, masks, moves, keys, values, counter, out):
 def _depth_limited(current, mask, moves, depth, alpha, beta, counter):
     """Negamax to ``depth`` plies: exact scores for games decided within the horizon, 0 beyond."""
     counter[0] += 1
+    if depth <= 0 or moves >= SIZE:
+        return 0
     if _can_win_next(current, mask):
         return (SIZE + 1 - moves) // 2
-    if moves >= SIZE:
-        return 0
-    if depth <= 0:
-        return 0
     possible = _possible(mask)
     best = -(SIZE // 2) - 1
     for i in range(WIDTH):
@@ -458,10 +466,38 @@ class Solver:
         return scores
 
     def best_moves(self, position) -> tuple[int, list[int]]:
-        """The best score and every column that reaches it."""
-        scores = self.move_scores(position)
-        best = max(s for s in scores.values() if s is not None)
-        return best, [c for c, s in scores.items() if s == best]
+        """The best score and every column (0-based) that reaches it.
+
+        Cheaper than :meth:`move_scores`: one exact solve of the position, then one
+        null-window test per move (is the opponent held to minus the best score?),
+        which the table filled by the first search mostly answers.
+        """
+        pos = Position.of(position)
+        if self.book is not None and hasattr(self.book, "best"):
+            found = self.book.best(pos)
+            if found is not None:
+                return found
+        best = self.solve(pos)
+        columns = []
+        for col in pos.legal_columns():
+            if pos.is_winning_move(col):
+                ok = win_score(pos.moves) == best
+            elif pos.moves + 1 == SIZE:
+                ok = best == 0
+            else:
+                child = pos.play(col)
+                known = self.book.get(child) if self.book is not None else None
+                if known is not None:
+                    ok = -known == best
+                else:
+                    ok = bool(
+                        _score_at_most(
+                            _U(child.current), _U(child.mask), child.moves, -best, self.keys, self.values, self._counter
+                        )
+                    )
+            if ok:
+                columns.append(col)
+        return best, columns
 
 
 def depth_limited_scores(position, depth: int, counter: np.ndarray | None = None) -> dict[int, int]:
