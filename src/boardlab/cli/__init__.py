@@ -2,6 +2,7 @@
 
 from boardlab.cli import catalogue, duel, play, tour  # noqa: F401  (registers commands)
 from boardlab.cli import search  # noqa: F401  (registers commands)
+from boardlab.cli import solve  # noqa: F401  (registers commands)
 from boardlab.cli.app import app
 
 

@@ -119,11 +119,14 @@ _DEFAULT: OpeningBook | None = None
 
 
 def default_book() -> OpeningBook:
-    """The book shipped in ``boardlab/data`` (loaded once)."""
+    """The book shipped in ``boardlab/data`` (loaded once; empty if the file is missing)."""
     global _DEFAULT
     if _DEFAULT is None:
-        data = resources.files("boardlab.data").joinpath(BOOK_NAME).read_bytes()
-        _DEFAULT = OpeningBook.from_bytes(data, f"boardlab/data/{BOOK_NAME}")
+        resource = resources.files("boardlab.data").joinpath(BOOK_NAME)
+        if resource.is_file():
+            _DEFAULT = OpeningBook.from_bytes(resource.read_bytes(), f"boardlab/data/{BOOK_NAME}")
+        else:
+            _DEFAULT = OpeningBook()
     return _DEFAULT
 
 
