@@ -52,4 +52,6 @@ def make_agent(spec: str, game: Game | None = None, **extra: Any) -> Agent:
 
 register_agent("random", "boardlab.agents.random_agent:RandomAgent")
 register_agent("human", "boardlab.agents.human:HumanAgent")
+register_agent("mcts", "boardlab.agents.mcts:MCTSAgent")
+register_agent("perfect", "boardlab.agents.perfect:PerfectAgent")
 register_agent("qnet", "boardlab.agents.qnet:QNetAgent")

@@ -1,6 +1,8 @@
 """The ``boardlab`` command. Each module of this package adds one group of commands."""
 
 from boardlab.cli import catalogue, duel, play, tour  # noqa: F401  (registers commands)
+from boardlab.cli import search  # noqa: F401  (registers commands)
+from boardlab.cli import solve  # noqa: F401  (registers commands)
 from boardlab.cli import rl  # noqa: F401  (boardlab rl ...)
 from boardlab.cli.app import app
 

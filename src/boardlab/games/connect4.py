@@ -95,6 +95,16 @@ class ConnectFour(Game):
     def new_initial_state(self, seed: int | None = None) -> "ConnectFourState":
         return ConnectFourState(self, seed)
 
+    def playout_kernel(self):
+        """The compiled random-playout kernel of this board size (``playout_returns(state, rng)``),
+        built once per game object; search agents use it instead of Python playouts."""
+        kernel = self.__dict__.get("_playout_kernel")
+        if kernel is None:
+            from boardlab.games.connect4_kernel import Connect4Kernel  # numba: imported on first use
+
+            kernel = self.__dict__["_playout_kernel"] = Connect4Kernel(self)
+        return kernel
+
     def split_moves(self, text: str) -> list[str]:
         # Pons' notation "4453": one digit per move, when every column is a single digit
         stripped = text.strip()

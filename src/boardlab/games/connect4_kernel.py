@@ -105,6 +105,21 @@ class Connect4Kernel:
         )
         return winner
 
+    def playout_returns(self, state: ConnectFourState, rng: np.ndarray) -> list[float]:
+        """Returns per player of a random playout from ``state`` (the playout-kernel contract
+        that :mod:`boardlab.agents.mcts` uses): ``[1, -1]``, ``[-1, 1]`` or ``[0, 0]``."""
+        winner = state.winner
+        if winner < 0 and state.mask != self.game.board_mask:
+            winner, _ = playout(
+                np.uint64(state.boards[0]), np.uint64(state.boards[1]), state.player,
+                self.bottom, self.top, self.column_mask, self.steps, rng,
+            )
+        if winner == 0:
+            return [1.0, -1.0]
+        if winner == 1:
+            return [-1.0, 1.0]
+        return [0.0, 0.0]
+
 
 def new_rng(seed: int) -> np.ndarray:
     """A kernel RNG state (never zero, which xorshift cannot leave)."""

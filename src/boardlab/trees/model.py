@@ -26,7 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+import numba
 import numpy as np
+
+from boardlab.core.errors import FormatError
 
 
 class Labels:
@@ -60,8 +63,15 @@ class Labels:
         return [self[i] for i in range(len(self))]
 
     def take(self, indices: np.ndarray) -> "Labels":
-        """The labels of ``indices``, in that order."""
-        return Labels.from_strings(self[int(i)] for i in indices)
+        """The labels of ``indices``, in that order (one compiled gather, no Python strings)."""
+        indices = np.asarray(indices, dtype=np.int64)
+        starts = self.offsets[indices]
+        lengths = self.offsets[indices + 1] - starts
+        offsets = np.zeros(len(indices) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        data = np.empty(int(offsets[-1]), dtype=np.uint8)
+        _gather_bytes(np.asarray(self.data), starts, offsets, data)
+        return Labels(data, offsets)
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -122,11 +132,70 @@ class Tree:
 
     def depth(self) -> np.ndarray:
         """Depth of every node (root 0); parents precede children in preorder."""
-        depth = np.zeros(len(self), dtype=np.int32)
-        parent = self.parent
-        for i in range(1, len(self)):  # replaced by a compiled loop where speed matters
-            depth[i] = depth[parent[i]] + 1
-        return depth
+        return _depths(np.asarray(self.parent, dtype=np.int32))
+
+    def check(self, name: str = "tree") -> None:
+        """Raise :class:`FormatError` unless the columns describe one tree in preorder.
+
+        Writers call this first: the formats store only child counts, so a tree
+        whose ``parent`` and ``child_count`` disagree would be written as garbage.
+        """
+        n = len(self.parent)
+        if n == 0:
+            raise FormatError(f"{name}: a tree needs at least its root")
+        for column in ("child_count", "visits", "visits2", "mean_payout", "player"):
+            if len(getattr(self, column)) != n:
+                raise FormatError(f"{name}: column {column} has {len(getattr(self, column))} entries for {n} nodes")
+        for column in ("move", "state"):
+            if len(getattr(self, column)) != n:
+                raise FormatError(f"{name}: labels {column} have {len(getattr(self, column))} entries for {n} nodes")
+        bad = _preorder_violation(np.asarray(self.parent, dtype=np.int32), np.asarray(self.child_count, dtype=np.int32))
+        if bad >= 0:
+            raise FormatError(f"{name}: node {bad} breaks depth-first preorder (parent/child_count disagree)")
 
     def children(self, index: int) -> np.ndarray:
         return np.flatnonzero(self.parent == index)
+
+
+@numba.njit(cache=True)
+def _gather_bytes(data, starts, out_offsets, out):
+    for k in range(len(starts)):
+        start = starts[k]
+        o = out_offsets[k]
+        for j in range(out_offsets[k + 1] - o):
+            out[o + j] = data[start + j]
+
+
+@numba.njit(cache=True)
+def _depths(parent):
+    depth = np.zeros(len(parent), dtype=np.int32)
+    for i in range(1, len(parent)):
+        depth[i] = depth[parent[i]] + 1
+    return depth
+
+
+@numba.njit(cache=True)
+def _preorder_violation(parent, child_count):
+    """First node whose parent is not the node preorder puts above it, else -1 (-2: counts left over)."""
+    n = len(parent)
+    if parent[0] != -1 or child_count[0] < 0:
+        return 0
+    stack = np.empty(n, dtype=np.int64)
+    remaining = np.empty(n, dtype=np.int64)
+    top = 0
+    stack[0] = 0
+    remaining[0] = child_count[0]
+    for i in range(1, n):
+        while top >= 0 and remaining[top] == 0:
+            top -= 1
+        if top < 0 or parent[i] != stack[top] or child_count[i] < 0:
+            return i
+        remaining[top] -= 1
+        top += 1
+        stack[top] = i
+        remaining[top] = child_count[i]
+    while top >= 0:
+        if remaining[top] != 0:
+            return stack[top]
+        top -= 1
+    return -1
