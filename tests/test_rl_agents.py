@@ -173,3 +173,23 @@ def test_play_vs_random_counts() -> None:
     game = make("connect4", rows=4, cols=4, k=3)
     result = play_vs_random(lambda v: np.zeros((len(v), 4)), game, 30, 0, seed=1)
     assert result["games"] == 30 and result["wins"] + result["draws"] + result["losses"] == 30
+
+
+def test_optimal_percent_counts_moves_matching_the_solved_best() -> None:
+    from boardlab.experiments.c4_rl import optimal_percent
+    from boardlab.solvers.grading import parse_grading_set
+
+    # two positions with made-up move scores, in the grading format MOVES BEST S1..S7
+    lines = [
+        "4444 2 1 1 1 2 1 1 1",  # column 4 is the (only) best move
+        "4443 5 5 -3 4 4 4 -3 5",  # columns 1 and 7 are best
+    ]
+    positions = parse_grading_set(lines)
+    centre = TrainedAgent("c-1", "c", QConfig(), lambda v: np.tile([0, 0, 0, 1.0, 0, 0, 0], (len(v), 1)))
+    edge = TrainedAgent("e-1", "e", QConfig(), lambda v: np.tile([1.0, 0, 0, 0, 0, 0, 0], (len(v), 1)))
+    assert optimal_percent(centre, positions) == 50.0
+    assert optimal_percent(edge, positions) == 50.0
+    rows = with_random([centre, edge], games=5, positions=positions)
+    assert all(row["optimal_mean"] == 50.0 for row in rows)
+    with pytest.raises(Exception, match="6x7"):
+        optimal_percent(_constant_agent("s-1", "s", 0), positions)

@@ -103,10 +103,20 @@ def runs(
 
 
 def _print_ranking(title: str, ranking: list[dict]) -> None:
-    table = Table("configuration", "mean", "max", "min", "agents", title=title)
+    graded = any("optimal_mean" in row for row in ranking)
+    table = Table("configuration", "mean", "max", "min", "agents", *(["optimal moves (mean)"] if graded else []), title=title)
     for row in ranking:
-        table.add_row(row["config"], f"{row['mean']:.2f}%", f"{row['max']:.2f}%", f"{row['min']:.2f}%", str(len(row["agents"])))
+        extra = [f"{row['optimal_mean']:.1f}%"] if graded else []
+        table.add_row(row["config"], f"{row['mean']:.2f}%", f"{row['max']:.2f}%", f"{row['min']:.2f}%", str(len(row["agents"])), *extra)
     console.print(table)
+
+
+def _load_positions(path: Optional[Path]):
+    if path is None:
+        return None
+    from boardlab.solvers.grading import load_grading_set
+
+    return load_grading_set(path)
 
 
 RANK_JSON = " Keys: kind, games, ranking [{config, mean, max, min, agents [{run, win_percent, games}]}] (percentages of games won)."
@@ -116,14 +126,24 @@ RANK_JSON = " Keys: kind, games, ranking [{config, mean, max, min, agents [{run,
 rank = typer.Typer(name="rank", help="Rank trained runs as in the study's tables (win percentages per configuration).", no_args_is_help=True, add_completion=False)
 rl.add_typer(rank, name="rank")
 
-RANK_JSON = " Keys: kind, games, ranking [{config, mean, max, min, agents [{run, win_percent, games, by_seat}]}]; percentages of games won."
+RANK_JSON = " Keys: kind, games, ranking [{config, mean, max, min, optimal_mean, optimal_max, optimal_min, agents [{run, win_percent, games, by_seat, optimal_percent}]}]; percentages of games won (optimal_*: % optimal moves, with --positions)."
 
 
 def _print_ranking(title: str, ranking: list[dict]) -> None:
-    table = Table("configuration", "mean", "max", "min", "agents", title=title)
+    graded = any("optimal_mean" in row for row in ranking)
+    table = Table("configuration", "mean", "max", "min", "agents", *(["optimal moves (mean)"] if graded else []), title=title)
     for row in ranking:
-        table.add_row(row["config"], f"{row['mean']:.2f}%", f"{row['max']:.2f}%", f"{row['min']:.2f}%", str(len(row["agents"])))
+        extra = [f"{row['optimal_mean']:.1f}%"] if graded else []
+        table.add_row(row["config"], f"{row['mean']:.2f}%", f"{row['max']:.2f}%", f"{row['min']:.2f}%", str(len(row["agents"])), *extra)
     console.print(table)
+
+
+def _load_positions(path: Optional[Path]):
+    if path is None:
+        return None
+    from boardlab.solvers.grading import load_grading_set
+
+    return load_grading_set(path)
 
 
 @command("all-play-all", group=rank)
@@ -147,13 +167,15 @@ def rank_with_random(
     runs: List[str] = typer.Argument(..., help="Run names (or paths)."),
     games: int = typer.Option(1000, "--games", "-n", help="Games per agent as first player, and again as second."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random player's moves."),
+    positions: Optional[Path] = typer.Option(None, "--positions", help="Grading set (boardlab grade's format): also give each agent's % of optimal moves."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_HELP),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP + RANK_JSON),
 ) -> None:
     """Every agent plays the random player GAMES times as first and GAMES times as second player."""
     from boardlab.experiments.c4_rl import load_agents, with_random
 
-    result = with_random(load_agents(runs, runs_dir), games, seed)
+    graded = _load_positions(positions)
+    result = with_random(load_agents(runs, runs_dir), games, seed, graded)
     if json_out:
         print_json({"kind": "with-random", "games": games, "ranking": result})
     else:
@@ -172,6 +194,7 @@ def c4_stages(
     eval_games: int = typer.Option(200, "--eval-games", help="Games against random per agent and seat (the study: 1000)."),
     workers: int = typer.Option(1, "--workers", help="Training processes."),
     stages: int = typer.Option(6, "--stages", min=1, max=6, help="Run stages 1..STAGES."),
+    positions: Optional[Path] = typer.Option(None, "--positions", help="Grading set (boardlab grade's format): also give each agent's % of optimal moves."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: games, agents, eval_games, base, stages [{stage, all_play_all, with_random, score, chosen}], final_config."),
 ) -> None:
     """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards)."""
@@ -181,7 +204,7 @@ def c4_stages(
     if games < 8:
         raise BoardlabError("--games must be at least 8 (stage 1 ranks snapshots at games/8)")
     results = run_stages(out, games=games, agents=agents, eval_games=eval_games, workers=workers, stages=stages,
-                         log=lambda line: err_console.print(line))
+                         positions=_load_positions(positions), log=lambda line: err_console.print(line))
     tables = tables_markdown(results)
     write_atomic(out / "tables.md", tables)
     plot_stage_one(results, out / "stage_one.png")
@@ -196,23 +219,26 @@ def curve(
     runs: List[str] = typer.Argument(..., help="Run names (or paths); every snapshot of each is evaluated."),
     games: int = typer.Option(200, "--games", "-n", help="Games against random per snapshot and seat."),
     png: Optional[Path] = typer.Option(None, "--png", help="Also draw the curves to this PNG."),
+    positions: Optional[Path] = typer.Option(None, "--positions", help="Grading set (boardlab grade's format): also give each agent's % of optimal moves."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_HELP),
-    json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: run -> [{games_played, first, second}] (% won against random)."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: run -> [{games_played, first, second, optimal}] (% won against random; % optimal moves with --positions)."),
 ) -> None:
     """Learning curves: win percentage against random at each snapshot, as first and as second player."""
     from boardlab.experiments.c4_rl import learning_curve, plot_curves
     from boardlab.nn.qlearning import find_run
 
-    curves = {name: learning_curve(find_run(name, runs_dir), games) for name in runs}
+    graded = _load_positions(positions)
+    curves = {name: learning_curve(find_run(name, runs_dir), games, positions=graded) for name in runs}
     if png is not None:
         plot_curves(curves, png, f"win rate against random ({games} games per seat)")
     if json_out:
         print_json(curves)
         return
-    table = Table("run", "games played", "first %", "second %")
+    table = Table("run", "games played", "first %", "second %", "optimal moves %")
     for name, points in curves.items():
         for p in points:
-            table.add_row(name, str(p["games_played"]), f"{p['first']:.1f}", f"{p['second']:.1f}")
+            optimal = f"{p['optimal']:.1f}" if "optimal" in p else "-"
+            table.add_row(name, str(p["games_played"]), f"{p['first']:.1f}", f"{p['second']:.1f}", optimal)
     console.print(table)
 
 

@@ -21,6 +21,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from boardlab.agents.base import Agent
+
 from boardlab.core.errors import BoardlabError
 from boardlab.nn.c4_qnet import greedy_actions, q_function
 from boardlab.nn.qlearning import Learner, QConfig, Run, find_run, load_config, load_qnet
@@ -98,6 +100,8 @@ class AgentScore:
     wins: int = 0
     games: int = 0
     by_seat: list[dict[str, int]] = field(default_factory=list)
+    #: percentage of graded positions where the agent's move is optimal (None: not graded)
+    optimal_percent: float | None = None
 
     @property
     def win_percent(self) -> float:
@@ -112,13 +116,22 @@ def ranking(scores: Sequence[AgentScore]) -> list[dict[str, Any]]:
     rows = []
     for config, agents in by_config.items():
         percents = [a.win_percent for a in agents]
-        rows.append({
+        row = {
             "config": config,
             "mean": float(np.mean(percents)),
             "max": float(np.max(percents)),
             "min": float(np.min(percents)),
-            "agents": [{"run": a.run, "win_percent": a.win_percent, "games": a.games, **({"by_seat": a.by_seat} if a.by_seat else {})} for a in agents],
-        })
+            "agents": [
+                {"run": a.run, "win_percent": a.win_percent, "games": a.games,
+                 **({"by_seat": a.by_seat} if a.by_seat else {}),
+                 **({"optimal_percent": a.optimal_percent} if a.optimal_percent is not None else {})}
+                for a in agents
+            ],
+        }
+        shares = [a.optimal_percent for a in agents if a.optimal_percent is not None]
+        if shares:
+            row.update(optimal_mean=float(np.mean(shares)), optimal_max=float(np.max(shares)), optimal_min=float(np.min(shares)))
+        rows.append(row)
     rows.sort(key=lambda r: -r["mean"])
     return rows
 
@@ -147,8 +160,12 @@ def all_play_all(agents: Sequence[TrainedAgent]) -> list[dict[str, Any]]:
     return ranking(list(scores.values()))
 
 
-def with_random(agents: Sequence[TrainedAgent], games: int, seed: int = 0) -> list[dict[str, Any]]:
-    """The study's second ranking: ``games`` games as first and as second player against random."""
+def with_random(agents: Sequence[TrainedAgent], games: int, seed: int = 0, positions: Sequence | None = None) -> list[dict[str, Any]]:
+    """The study's second ranking: ``games`` games as first and as second player against random.
+
+    With ``positions`` (a grading set, :mod:`boardlab.solvers.grading`) each agent's
+    share of optimal moves is added (``optimal_mean``, ``optimal_max``, ``optimal_min``).
+    """
     if games < 1:
         raise BoardlabError("--games must be at least 1")
     game = _same_game(agents)
@@ -160,6 +177,8 @@ def with_random(agents: Sequence[TrainedAgent], games: int, seed: int = 0) -> li
             score.wins += result["wins"]
             score.games += result["games"]
             score.by_seat.append({"seat": seat, **result})
+        if positions is not None:
+            score.optimal_percent = optimal_percent(a, positions)
         scores.append(score)
     return ranking(scores)
 
@@ -168,15 +187,19 @@ def load_agents(names: Sequence[str], runs_dir: Path) -> list[TrainedAgent]:
     return [TrainedAgent.from_run(find_run(name, runs_dir)) for name in names]
 
 
-def learning_curve(run: Run, games: int, seed: int = 0) -> list[dict[str, Any]]:
-    """Win percentage against random, as first and as second player, at each snapshot of ``run``."""
+def learning_curve(run: Run, games: int, seed: int = 0, positions: Sequence | None = None) -> list[dict[str, Any]]:
+    """Win percentage against random, as first and as second player, at each snapshot of ``run``
+    (and the percentage of optimal moves on a grading set, ``optimal``, when ``positions`` is given)."""
     points = []
     for played, path in run.snapshots():
         agent = TrainedAgent.from_checkpoint(path, f"{run.name}@{played}", run.config_name)
         game = agent.cfg.game()
         first = play_vs_random(agent.q, game, games, 0, seed * 2 + 1)
         second = play_vs_random(agent.q, game, games, 1, seed * 2 + 2)
-        points.append({"games_played": played, "first": 100.0 * first["wins"] / games, "second": 100.0 * second["wins"] / games})
+        point = {"games_played": played, "first": 100.0 * first["wins"] / games, "second": 100.0 * second["wins"] / games}
+        if positions is not None:
+            point["optimal"] = optimal_percent(agent, positions)
+        points.append(point)
     return points
 
 
@@ -192,9 +215,11 @@ def plot_curves(curves: dict[str, list[dict[str, Any]]], path: Path, title: str)
         xs = [p["games_played"] for p in points]
         ax.plot(xs, [p["first"] for p in points], "-o", color=colour, ms=3, label=f"{label}, first player")
         ax.plot(xs, [p["second"] for p in points], "--s", color=colour, ms=3, label=f"{label}, second player")
+        if all("optimal" in p for p in points):
+            ax.plot(xs, [p["optimal"] for p in points], ":^", color=colour, ms=3, label=f"{label}, % optimal moves")
     ax.axhline(95, color="grey", lw=0.8, ls=":")
     ax.set_xlabel("self-play games")
-    ax.set_ylabel("% of games won against random")
+    ax.set_ylabel("% won against random / % optimal moves")
     ax.set_ylim(0, 100)
     ax.set_title(title)
     ax.grid(alpha=0.3)
@@ -203,3 +228,28 @@ def plot_curves(curves: dict[str, list[dict[str, Any]]], path: Path, title: str)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
+
+
+class _GreedyPlayer(Agent):
+    """A :class:`TrainedAgent` behind the agent protocol, for :func:`boardlab.solvers.grading.grade`."""
+
+    name = "qnet-trained"
+
+    def __init__(self, trained: TrainedAgent) -> None:
+        super().__init__()
+        self.trained = trained
+        self.spec = trained.name
+
+    def step(self, state) -> int:
+        return self.trained.choose_many([state])[0]
+
+
+def optimal_percent(agent: TrainedAgent, positions: Sequence) -> float:
+    """Percentage of the graded positions (standard 6x7 board) where the agent's move is optimal."""
+    from boardlab.core.registry import make
+    from boardlab.solvers.grading import grade
+
+    if (agent.cfg.rows, agent.cfg.cols, agent.cfg.needed_to_win) != (6, 7, 4):
+        raise BoardlabError(f"{agent.name}: grading sets are for the standard 6x7 board, four in a row")
+    result = grade(_GreedyPlayer(agent), make("connect4"), positions)
+    return 100.0 * result.optimal / result.positions

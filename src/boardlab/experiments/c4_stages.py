@@ -146,6 +146,7 @@ def run_stages(
     workers: int = 1,
     stages: int = 6,
     base: dict | None = None,
+    positions: list | None = None,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Train and rank every stage; results go to ``out/results.json`` (re-running resumes)."""
@@ -187,7 +188,7 @@ def run_stages(
         with torch.random.fork_rng(devices=[]):
             learner = Learner.new(config_from_dict(job.config, job.config_name))
         stage_agents.append(TrainedAgent(f"{Path(job.run_path).name}@0", f"{job.config_name}_0", learner.cfg, q_function(learner.net)))
-    results["stages"].append(_rank_stage(1, stage_agents, eval_games, log))
+    results["stages"].append(_rank_stage(1, stage_agents, eval_games, log, positions))
     best_method = max(("best_known", "mean"), key=lambda m: results["stages"][0]["score"][f"stage_one_{m}_{games}"])
     current = json.loads(json.dumps(base))
     current["estimated_optimal_future_value"] = best_method
@@ -204,7 +205,7 @@ def run_stages(
             jobs += jobs_for(name, cfg)
         _train_all(jobs, workers, log)
         stage_agents = [TrainedAgent.from_run(Run(Path(j.run_path))) for j in jobs]
-        summary = _rank_stage(stage, stage_agents, eval_games, log)
+        summary = _rank_stage(stage, stage_agents, eval_games, log, positions)
         chosen = max(summary["score"], key=summary["score"].get)
         summary["chosen"] = chosen
         current = names[chosen]
@@ -215,10 +216,10 @@ def run_stages(
     return results
 
 
-def _rank_stage(stage: int, agents: list[TrainedAgent], eval_games: int, log: Callable[[str], None]) -> dict[str, Any]:
+def _rank_stage(stage: int, agents: list[TrainedAgent], eval_games: int, log: Callable[[str], None], positions: list | None = None) -> dict[str, Any]:
     log(f"stage {stage}: ranking {len(agents)} agents")
     apa = all_play_all(agents)
-    wr = with_random(agents, eval_games, seed=stage)
+    wr = with_random(agents, eval_games, seed=stage, positions=positions)
     diverged = sorted(a.name for a in agents if a.diverged)
     return {"stage": stage, "all_play_all": apa, "with_random": wr, "score": _score(apa, wr), "diverged": diverged}
 
@@ -234,11 +235,13 @@ def tables_markdown(results: dict[str, Any]) -> str:
         stage = summary["stage"]
         for key, title in (("all_play_all", "all play all"), ("with_random", f"against random, {results['eval_games']} games per seat")):
             lines.append(f"**Stage {stage}: {title}**\n")
-            lines.append("| configuration | mean | max | min |")
-            lines.append("|---|---:|---:|---:|")
+            graded = all("optimal_mean" in row for row in summary[key])
+            lines.append("| configuration | mean | max | min |" + (" optimal moves: mean | max | min |" if graded else ""))
+            lines.append("|---|---:|---:|---:|" + ("---:|---:|---:|" if graded else ""))
             for row in summary[key]:
                 mark = " (chosen)" if row["config"] == summary.get("chosen") else ""
-                lines.append(f"| {row['config']}{mark} | {row['mean']:.2f}% | {row['max']:.2f}% | {row['min']:.2f}% |")
+                extra = f" {row['optimal_mean']:.1f}% | {row['optimal_max']:.1f}% | {row['optimal_min']:.1f}% |" if graded else ""
+                lines.append(f"| {row['config']}{mark} | {row['mean']:.2f}% | {row['max']:.2f}% | {row['min']:.2f}% |{extra}")
             lines.append("")
         if summary.get("diverged"):
             lines.append(f"Diverged during training (ranked from their last checkpoint, or their initial network if they diverged before the first): {', '.join(summary['diverged'])}.\n")
