@@ -1,0 +1,51 @@
+"""Self-play Q-learning speed: training games per second for each encoding and future-value method.
+
+    PYTHONPATH=src python benchmarks/rl_selfplay.py --seconds 10
+
+Prints one line per setting: training games per second of wall time and of
+CPU time (the CPU figure is the one to compare on a shared machine) on the 6x7
+board (the study's listing 6.1 otherwise; planes: one hidden layer of 128).
+``--autograd`` also times the reference torch-autograd update.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+from boardlab.nn.qlearning import Learner, QConfig
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--autograd", action="store_true")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    for encoding, method, hidden, lr in (
+        ("study", "best_known", (50,), 0.05),
+        ("study", "mean", (50,), 0.05),
+        ("planes", "best_known", (128,), 0.01),
+        ("planes", "mean", (128,), 0.01),
+    ):
+        for update in ("numpy", "autograd") if args.autograd else ("numpy",):
+            learner = Learner.new(QConfig(encoding=encoding, future_value=method, hidden=hidden, learning_rate=lr))
+            if update == "autograd":
+                learner.train_on = learner.train_on_autograd  # type: ignore[method-assign]
+            game = learner.cfg.game()
+            games = 0
+            start, cpu = time.perf_counter(), time.process_time()
+            while time.perf_counter() - start < args.seconds:
+                learner.self_play_game(game)
+                games += 1
+            elapsed, used = time.perf_counter() - start, time.process_time() - cpu
+            print(
+                f"{encoding:6s} {method:10s} hidden={hidden} update={update:8s}: "
+                f"{games / elapsed:7.1f} games/s wall, {games / used:7.1f} games/CPU-s ({games} games)"
+            )
+
+
+if __name__ == "__main__":
+    main()

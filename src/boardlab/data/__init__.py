@@ -1,0 +1,1 @@
+"""Data files shipped with boardlab (opening book, grading set)."""

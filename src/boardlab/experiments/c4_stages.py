@@ -1,0 +1,273 @@
+"""The study's six experiment stages (chapter 6), scaled to a small machine.
+
+Each stage varies one part of the configuration of the previous stage's best:
+
+1. future-value method (``best_known``, ``mean``) and games played;
+2. hidden neurons 25, 50, 75, 100, 125;
+3. Boltzmann temperature 0.5, 1, 1.5, 2;
+4. discount factor 0, 0.25, 0.5, 0.75, 1;
+5. learning rate 0.001, 0.01, 0.05, 0.1;
+6. the six reward sets of table 6.11.
+
+Several agents (runs with different seeds) are trained per configuration and
+ranked both ways (:mod:`boardlab.experiments.c4_rl`). The best configuration of
+a stage — highest mean of its two ranking means — is carried to the next stage
+(the study chose by judgement from the same two tables).
+
+Scaling (the study trained 5 agents per configuration for 5k-150k games):
+``games`` games per agent in stages 2-6, and ``0, games/8 .. games`` in stage 1,
+where the shorter trainings are the snapshots of the longest one (0: the initial network) (a run of N
+games with the same seed is bit-for-bit that snapshot). Later stages keep
+``games`` whatever stage 1 found, so that their cost stays fixed.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from boardlab.core.records import write_atomic
+from boardlab.experiments.c4_rl import TrainedAgent, all_play_all, with_random
+import torch
+
+from boardlab.nn.c4_qnet import q_function
+from boardlab.nn.qlearning import Learner, Run, TrainingDiverged, config_from_dict, train_run
+
+STUDY_BASE: dict[str, Any] = {  # listing 6.1
+    "board": {"rows": 6, "cols": 7},
+    "needed_to_win": 4,
+    "games_to_play": 5000,
+    "saving_rate": 1000,
+    "learning_rate": 0.05,
+    "discount_factor": 1,
+    "estimated_optimal_future_value": "best_known",
+    "boltzmann_temperature": 1,
+    "rewards": {"win": 2, "loss": -2, "tie": 0, "each_move": -0.01},
+    "neural_storage": {"hidden_neurons": 50},
+}
+
+REWARD_SETS = {  # table 6.11
+    1: {"win": 2, "loss": -2, "tie": 0, "each_move": -0.01},
+    2: {"win": 2, "loss": -2, "tie": 0, "each_move": 0},
+    3: {"win": 2, "loss": 0, "tie": 0, "each_move": 0},
+    4: {"win": 0, "loss": -2, "tie": 0, "each_move": 0},
+    5: {"win": 5, "loss": -2, "tie": 0, "each_move": 0},
+    6: {"win": 2, "loss": -5, "tie": 0, "each_move": 0},
+}
+
+STAGE_NAMES = ["one", "two", "three", "four", "five", "six"]
+
+
+def _set(path: str, value: Any) -> Callable[[dict], None]:
+    def apply(cfg: dict) -> None:
+        node = cfg
+        keys = path.split(".")
+        for key in keys[:-1]:
+            node = node[key]
+        node[keys[-1]] = value
+
+    return apply
+
+
+def stage_variants(stage: int) -> list[tuple[str, Callable[[dict], None]]]:
+    """``(suffix, change)`` for each configuration of a stage (stage 1 is handled apart)."""
+    if stage == 2:
+        return [(str(h), _set("neural_storage.hidden_neurons", h)) for h in (25, 50, 75, 100, 125)]
+    if stage == 3:
+        return [(str(t), _set("boltzmann_temperature", t)) for t in (0.5, 1.0, 1.5, 2.0)]
+    if stage == 4:
+        return [(f"{g:.2f}", _set("discount_factor", g)) for g in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    if stage == 5:
+        return [(str(lr), _set("learning_rate", lr)) for lr in (0.001, 0.01, 0.05, 0.1)]
+    if stage == 6:
+        return [(str(n), _set("rewards", dict(r))) for n, r in REWARD_SETS.items()]
+    raise ValueError(f"stage {stage}")
+
+
+@dataclass
+class Job:
+    config_name: str
+    run_path: str
+    config: dict
+
+
+def _train(job: Job) -> str:
+    import torch
+
+    torch.set_num_threads(1)
+    run = Run(Path(job.run_path))
+    if not (run.path / "config.json").exists():
+        run.path.mkdir(parents=True, exist_ok=True)
+        write_atomic(run.path / "config.json", json.dumps(job.config, indent=2) + "\n")
+    try:
+        train_run(run)
+    except TrainingDiverged as exc:
+        # the study would have kept such an agent too: it plays from its last finite checkpoint
+        write_atomic(run.path / "diverged.json", json.dumps({"message": str(exc)}) + "\n")
+    return job.run_path
+
+
+def _train_all(jobs: list[Job], workers: int, log: Callable[[str], None]) -> None:
+    todo = [j for j in jobs if not _finished(j)]
+    if not todo:
+        return
+    log(f"training {len(todo)} runs with {workers} worker(s)")
+    if workers <= 1:
+        for j in todo:
+            _train(j)
+            log(f"  done {Path(j.run_path).name}")
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for path in pool.map(_train, todo):
+            log(f"  done {Path(path).name}")
+
+
+def _finished(job: Job) -> bool:
+    run = Run(Path(job.run_path))
+    if (run.path / "diverged.json").exists():
+        return True
+    return run.checkpoint.exists() and run.games_played() >= job.config["games_to_play"]
+
+
+def _score(apa: list[dict], wr: list[dict]) -> dict[str, float]:
+    a = {r["config"]: r["mean"] for r in apa}
+    w = {r["config"]: r["mean"] for r in wr}
+    return {c: (a[c] + w[c]) / 2 for c in w}
+
+
+def run_stages(
+    out: Path,
+    games: int = 1000,
+    agents: int = 2,
+    eval_games: int = 200,
+    workers: int = 1,
+    stages: int = 6,
+    base: dict | None = None,
+    positions: list | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Train and rank every stage; results go to ``out/results.json`` (re-running resumes)."""
+    base = json.loads(json.dumps(base or STUDY_BASE))
+    base["games_to_play"] = games
+    base["saving_rate"] = max(1, games // 8)
+    results: dict[str, Any] = {"games": games, "agents": agents, "eval_games": eval_games, "base": base, "stages": []}
+    runs_dir = out / "runs"
+
+    def jobs_for(name: str, cfg: dict) -> list[Job]:
+        config_from_dict(cfg, name)  # validate before spending time
+        return [Job(name, str(runs_dir / f"{name}-{i + 1}"), {**cfg, "seed": 1000 * (i + 1)}) for i in range(agents)]
+
+    # stage 1: method x games (snapshots of the longest runs)
+    jobs = []
+    for method in ("best_known", "mean"):
+        cfg = json.loads(json.dumps(base))
+        cfg["estimated_optimal_future_value"] = method
+        jobs += jobs_for(f"stage_one_{method}", cfg)
+    _train_all(jobs, workers, log)
+    step = base["saving_rate"]  # snapshots exist at multiples of it: about 1/8, 1/4, 1/2 of the games
+    fractions = [step, 2 * step, 4 * step, games]
+    stage_agents = []
+    for job in jobs:
+        run = Run(Path(job.run_path))
+        snaps = dict(run.snapshots())
+        for g in fractions:
+            if g in snaps:
+                agent = TrainedAgent.from_checkpoint(snaps[g], f"{run.name}@{g}", f"{job.config_name}_{g}")
+                agent.diverged = (run.path / "diverged.json").exists() and g == games
+            elif g == games:  # a run that diverged earlier: its last checkpoint (or initial network)
+                agent = TrainedAgent.from_run(run)
+                agent.name, agent.config_name = f"{run.name}@{g}", f"{job.config_name}_{g}"
+            else:
+                continue
+            stage_agents.append(agent)
+    # games 0: the initial networks of the same seeds, the baseline every row is measured against
+    for job in jobs:
+        with torch.random.fork_rng(devices=[]):
+            learner = Learner.new(config_from_dict(job.config, job.config_name))
+        stage_agents.append(TrainedAgent(f"{Path(job.run_path).name}@0", f"{job.config_name}_0", learner.cfg, q_function(learner.net)))
+    results["stages"].append(_rank_stage(1, stage_agents, eval_games, log, positions))
+    best_method = max(("best_known", "mean"), key=lambda m: results["stages"][0]["score"][f"stage_one_{m}_{games}"])
+    current = json.loads(json.dumps(base))
+    current["estimated_optimal_future_value"] = best_method
+    results["stages"][0]["chosen"] = f"stage_one_{best_method}_{games}"
+    _save(out, results)
+
+    for stage in range(2, stages + 1):
+        jobs, names = [], {}
+        for suffix, change in stage_variants(stage):
+            cfg = json.loads(json.dumps(current))
+            change(cfg)
+            name = f"stage_{STAGE_NAMES[stage - 1]}_{suffix}"
+            names[name] = cfg
+            jobs += jobs_for(name, cfg)
+        _train_all(jobs, workers, log)
+        stage_agents = [TrainedAgent.from_run(Run(Path(j.run_path))) for j in jobs]
+        summary = _rank_stage(stage, stage_agents, eval_games, log, positions)
+        chosen = max(summary["score"], key=summary["score"].get)
+        summary["chosen"] = chosen
+        current = names[chosen]
+        results["stages"].append(summary)
+        _save(out, results)
+    results["final_config"] = current
+    _save(out, results)
+    return results
+
+
+def _rank_stage(stage: int, agents: list[TrainedAgent], eval_games: int, log: Callable[[str], None], positions: list | None = None) -> dict[str, Any]:
+    log(f"stage {stage}: ranking {len(agents)} agents")
+    apa = all_play_all(agents)
+    wr = with_random(agents, eval_games, seed=stage, positions=positions)
+    diverged = sorted(a.name for a in agents if a.diverged)
+    return {"stage": stage, "all_play_all": apa, "with_random": wr, "score": _score(apa, wr), "diverged": diverged}
+
+
+def _save(out: Path, results: dict[str, Any]) -> None:
+    write_atomic(out / "results.json", json.dumps(results, indent=1) + "\n")
+
+
+def tables_markdown(results: dict[str, Any]) -> str:
+    """The stage tables in the study's layout (mean, max, min percentage of games won)."""
+    lines = []
+    for summary in results["stages"]:
+        stage = summary["stage"]
+        for key, title in (("all_play_all", "all play all"), ("with_random", f"against random, {results['eval_games']} games per seat")):
+            lines.append(f"**Stage {stage}: {title}**\n")
+            graded = all("optimal_mean" in row for row in summary[key])
+            lines.append("| configuration | mean | max | min |" + (" optimal moves: mean | max | min |" if graded else ""))
+            lines.append("|---|---:|---:|---:|" + ("---:|---:|---:|" if graded else ""))
+            for row in summary[key]:
+                mark = " (chosen)" if row["config"] == summary.get("chosen") else ""
+                extra = f" {row['optimal_mean']:.1f}% | {row['optimal_max']:.1f}% | {row['optimal_min']:.1f}% |" if graded else ""
+                lines.append(f"| {row['config']}{mark} | {row['mean']:.2f}% | {row['max']:.2f}% | {row['min']:.2f}% |{extra}")
+            lines.append("")
+        if summary.get("diverged"):
+            lines.append(f"Diverged during training (ranked from their last checkpoint, or their initial network if they diverged before the first): {', '.join(summary['diverged'])}.\n")
+    return "\n".join(lines)
+
+
+def plot_stage_one(results: dict[str, Any], path: Path) -> None:
+    """Stage 1 as a learning curve: mean % won against random per method at each games count."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = {r["config"]: r for r in results["stages"][0]["with_random"]}
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=110)
+    for method in ("best_known", "mean"):
+        points = sorted((int(c.rsplit("_", 1)[1]), r) for c, r in rows.items() if c.startswith(f"stage_one_{method}_"))
+        xs = [g for g, _ in points]
+        ax.plot(xs, [r["mean"] for _, r in points], "-o", ms=3, label=f"{method} (mean of agents)")
+        ax.fill_between(xs, [r["min"] for _, r in points], [r["max"] for _, r in points], alpha=0.15)
+    ax.set_xlabel("self-play games")
+    ax.set_ylabel("% won against random (both seats)")
+    ax.set_title(f"Stage 1, study encoding: {results['agents']} agents per point, {results['eval_games']} games per seat")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)

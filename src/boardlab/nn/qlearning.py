@@ -1,0 +1,576 @@
+"""Self-play Q-learning for Connect Four with a neural Q-function (the study's method).
+
+One learner plays both sides. Before each move the player to move picks an
+action from a Boltzmann distribution over its Q-values (temperature ``T``);
+the pair (position, action) is then trained towards
+
+    target = reward(new position) + discount * future value
+
+where the future value is estimated from the new position in one of the
+study's two ways (section 5.4.1, listing 5.8):
+
+* ``best_known``: the opponent plays its best reply (by the same Q-function,
+  seen from the opponent's side) and the learner's best value after it;
+* ``mean``: the mean over every opponent reply of the learner's best value.
+
+A reply that ends the game is worth the learner's reward there (``loss`` or
+``tie``) with ``terminal_reply_value = "reward"`` (our default); the study's
+listing returns 0 for it, which leaves the ``loss`` reward unused — set
+``"terminal_reply_value": "zero"`` to reproduce that exactly.
+
+Every update also trains the mirrored position and action (unless the position
+is its own mirror), and values are always learned from the first player's view
+(the second player's positions have their stones swapped): see
+:mod:`boardlab.nn.c4_qnet`.
+
+Runs live in a runs folder as ``<config>-<n>/`` with ``config.json``,
+``checkpoint.pt`` (the latest, written atomically every ``saving_rate`` games)
+and ``snapshots/games-<N>.pt``. A checkpoint holds the model and optimizer
+states, the Python, NumPy and Torch random states and the games played, so a
+resumed run continues bit for bit as if it had never stopped.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.records import write_atomic
+from boardlab.core.registry import make
+from boardlab.nn.c4_qnet import ENCODINGS, QNet, is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
+
+CHECKPOINT_FORMAT = "boardlab-c4-qnet"
+CHECKPOINT_VERSION = 1
+FUTURE_VALUES = ("best_known", "mean")
+
+class TrainingDiverged(BoardlabError):
+    """The Q-values stopped being finite numbers (too large a learning rate for the network)."""
+
+
+# --- configuration -------------------------------------------------------------
+
+#: every key a config may hold: (type, required). Nested dicts list their own keys.
+_SCHEMA: dict[str, Any] = {
+    "board": {"rows": (int, True), "cols": (int, True)},
+    "needed_to_win": (int, True),
+    "games_to_play": (int, True),
+    "saving_rate": (int, True),
+    "learning_rate": (float, True),
+    "discount_factor": (float, True),
+    "estimated_optimal_future_value": (str, True),
+    "boltzmann_temperature": (float, True),
+    "rewards": {"win": (float, True), "loss": (float, True), "tie": (float, True), "each_move": (float, True)},
+    "neural_storage": {"hidden_neurons": ((int, list), True), "encoding": (str, False)},
+    # new keys (not in the study)
+    "seed": (int, False),
+    "terminal_reply_value": (str, False),
+    "description": (str, False),
+}
+
+
+@dataclass(frozen=True)
+class QConfig:
+    """A training configuration with the study's keys (listing 6.1) and a few new ones.
+
+    New keys: ``seed`` (int, default 0: fixes the initial weights and every
+    random choice), ``neural_storage.encoding`` (``"study"`` default, or
+    ``"planes"``), ``neural_storage.hidden_neurons`` may also be a list (one
+    size per hidden layer), ``terminal_reply_value`` (``"reward"`` default or
+    ``"zero"``, see the module docstring) and ``description`` (free text).
+    """
+
+    rows: int = 6
+    cols: int = 7
+    needed_to_win: int = 4
+    games_to_play: int = 5000
+    saving_rate: int = 1000
+    learning_rate: float = 0.05
+    discount_factor: float = 1.0
+    future_value: str = "best_known"
+    temperature: float = 1.0
+    reward_win: float = 2.0
+    reward_loss: float = -2.0
+    reward_tie: float = 0.0
+    reward_move: float = -0.01
+    hidden: tuple[int, ...] = (50,)
+    encoding: str = "study"
+    seed: int = 0
+    terminal_reply_value: str = "reward"
+    description: str = ""
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "board": {"rows": self.rows, "cols": self.cols},
+            "needed_to_win": self.needed_to_win,
+            "games_to_play": self.games_to_play,
+            "saving_rate": self.saving_rate,
+            "learning_rate": self.learning_rate,
+            "discount_factor": self.discount_factor,
+            "estimated_optimal_future_value": self.future_value,
+            "boltzmann_temperature": self.temperature,
+            "rewards": {"win": self.reward_win, "loss": self.reward_loss, "tie": self.reward_tie, "each_move": self.reward_move},
+            "neural_storage": {"hidden_neurons": self.hidden[0] if len(self.hidden) == 1 else list(self.hidden), "encoding": self.encoding},
+            "seed": self.seed,
+            "terminal_reply_value": self.terminal_reply_value,
+            **({"description": self.description} if self.description else {}),
+        }
+
+    def game(self):
+        return make("connect4", rows=self.rows, cols=self.cols, k=self.needed_to_win)
+
+
+def _has_type(value: Any, kind: type) -> bool:
+    """JSON typing: ``float`` accepts any number, and ``true``/``false`` are never numbers."""
+    if isinstance(value, bool):
+        return kind is bool
+    if kind is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, kind)
+
+
+def _check_keys(data: Any, schema: dict[str, Any], where: str, prefix: str = "") -> None:
+    if not isinstance(data, dict):
+        raise FormatError(f"{where}: {prefix.rstrip('.') or 'the config'} must be a JSON object")
+    for key in data:
+        if key not in schema:
+            known = ", ".join(schema)
+            raise FormatError(f"{where}: unknown key {prefix + key!r} (known keys here: {known})")
+    for key, rule in schema.items():
+        name = prefix + key
+        if isinstance(rule, dict):
+            if key not in data:
+                raise FormatError(f"{where}: missing key {name!r}")
+            _check_keys(data[key], rule, where, name + ".")
+            continue
+        kind, required = rule
+        if key not in data:
+            if required:
+                raise FormatError(f"{where}: missing key {name!r}")
+            continue
+        value = data[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if not any(_has_type(value, k) for k in kinds):
+            names = " or ".join("number" if k is float else k.__name__ for k in kinds)
+            raise FormatError(f"{where}: key {name!r} must be a {names}, got {value!r}")
+
+
+def config_from_dict(data: Any, where: str = "config") -> QConfig:
+    """Validate a config document; every error names the key and ``where`` (the file)."""
+    _check_keys(data, _SCHEMA, where)
+    storage = data["neural_storage"]
+    hidden_raw = storage["hidden_neurons"]
+    hidden = tuple(hidden_raw) if isinstance(hidden_raw, list) else (hidden_raw,)
+    if not hidden or any(not isinstance(h, int) or isinstance(h, bool) or h < 1 for h in hidden):
+        raise FormatError(f"{where}: key 'neural_storage.hidden_neurons' must be a positive integer or a list of them")
+    cfg = QConfig(
+        rows=data["board"]["rows"],
+        cols=data["board"]["cols"],
+        needed_to_win=data["needed_to_win"],
+        games_to_play=data["games_to_play"],
+        saving_rate=data["saving_rate"],
+        learning_rate=float(data["learning_rate"]),
+        discount_factor=float(data["discount_factor"]),
+        future_value=data["estimated_optimal_future_value"],
+        temperature=float(data["boltzmann_temperature"]),
+        reward_win=float(data["rewards"]["win"]),
+        reward_loss=float(data["rewards"]["loss"]),
+        reward_tie=float(data["rewards"]["tie"]),
+        reward_move=float(data["rewards"]["each_move"]),
+        hidden=hidden,
+        encoding=storage.get("encoding", "study"),
+        seed=data.get("seed", 0),
+        terminal_reply_value=data.get("terminal_reply_value", "reward"),
+        description=data.get("description", ""),
+    )
+    checks = [
+        ("board.rows", cfg.rows >= 1, "must be at least 1"),
+        ("board.cols", cfg.cols >= 1, "must be at least 1"),
+        ("needed_to_win", 2 <= cfg.needed_to_win <= max(cfg.rows, cfg.cols), "must be at least 2 and fit on the board"),
+        ("games_to_play", cfg.games_to_play >= 1, "must be at least 1"),
+        ("saving_rate", cfg.saving_rate >= 1, "must be at least 1"),
+        ("learning_rate", cfg.learning_rate > 0, "must be positive"),
+        ("discount_factor", 0 <= cfg.discount_factor <= 1, "must be in [0, 1]"),
+        ("estimated_optimal_future_value", cfg.future_value in FUTURE_VALUES, f"must be one of {', '.join(FUTURE_VALUES)}"),
+        ("boltzmann_temperature", cfg.temperature > 0, "must be positive"),
+        ("neural_storage.encoding", cfg.encoding in ENCODINGS, f"must be one of {', '.join(ENCODINGS)}"),
+        ("terminal_reply_value", cfg.terminal_reply_value in ("reward", "zero"), "must be 'reward' or 'zero'"),
+    ]
+    for key, ok, why in checks:
+        if not ok:
+            raise FormatError(f"{where}: key {key!r} {why}")
+    if cfg.cols * (cfg.rows + 1) > 64:
+        raise FormatError(f"{where}: a {cfg.rows}x{cfg.cols} board is too large (cols*(rows+1) must be at most 64)")
+    return cfg
+
+
+def load_config(path: str | Path) -> QConfig:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BoardlabError(f"cannot read config {path}: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    return config_from_dict(data, str(path))
+
+
+# --- targets -------------------------------------------------------------------
+
+QValues = Callable[[np.ndarray], np.ndarray]  # views (n, 2, R, C) -> values (n, cols)
+
+
+@dataclass
+class Sample:
+    view: np.ndarray  # (2, R, C), the mover's stones in plane 0
+    action: int
+    target: float
+
+
+def reward_after_move(cfg: QConfig, state_after, player: int) -> float:
+    """The reward ``player`` receives in ``state_after`` (the position its move made)."""
+    if state_after.winner == player:
+        return cfg.reward_win
+    if state_after.winner == 1 - player:
+        return cfg.reward_loss
+    if state_after.is_terminal():
+        return cfg.reward_tie
+    return cfg.reward_move
+
+
+def _best_values(q: QValues, states: list, player: int) -> np.ndarray:
+    """``max_a Q(view of s for player, a)`` over legal ``a``, for each non-terminal state."""
+    game = states[0].game
+    views = views_from_boards([s.boards[player] for s in states], [s.boards[1 - player] for s in states], game.rows, game.cols)
+    values = q(views)
+    return np.array([values[i, s.legal_actions()].max() for i, s in enumerate(states)], dtype=np.float64)
+
+
+def future_value(cfg: QConfig, q: QValues, state_after, player: int) -> float:
+    """The study's estimate of ``max_a Q(x_{t+1}, a)`` for ``player`` after its move."""
+    if state_after.is_terminal():
+        return 0.0
+    opponent = 1 - player
+
+    def terminal_value(s) -> float:
+        return reward_after_move(cfg, s, player) if cfg.terminal_reply_value == "reward" else 0.0
+
+    legal = state_after.legal_actions()
+    if cfg.future_value == "best_known":
+        opp_values = q(view_of(state_after, opponent)[None])[0]
+        reply = legal[int(np.argmax(opp_values[legal]))]
+        s = state_after.clone()
+        s.apply_action(reply)
+        if s.is_terminal():
+            return terminal_value(s)
+        return float(_best_values(q, [s], player)[0])
+    total = 0.0
+    open_states = []
+    for reply in legal:
+        s = state_after.clone()
+        s.apply_action(reply)
+        if s.is_terminal():
+            total += terminal_value(s)
+        else:
+            open_states.append(s)
+    if open_states:
+        total += float(_best_values(q, open_states, player).sum())
+    return total / len(legal)
+
+
+def training_samples(cfg: QConfig, q: QValues, state, action: int) -> tuple[list[Sample], Any]:
+    """The samples one move trains on (the move and its mirror), and the state after it."""
+    player = state.current_player()
+    after = state.clone()
+    after.apply_action(action)
+    target = reward_after_move(cfg, after, player) + cfg.discount_factor * future_value(cfg, q, after, player)
+    view = view_of(state, player)
+    samples = [Sample(view, action, target)]
+    if not is_own_mirror_view(view):
+        samples.append(Sample(mirror_view(view), cfg.cols - 1 - action, target))
+    return samples, after
+
+
+def boltzmann_probabilities(values: np.ndarray, temperature: float) -> np.ndarray:
+    """``exp(Q/T) / sum exp(Q/T)`` (shifted by the maximum, which changes nothing but overflow)."""
+    z = np.asarray(values, dtype=np.float64) / temperature
+    z = np.exp(z - z.max())
+    return z / z.sum()
+
+
+# --- the learner -----------------------------------------------------------------
+
+
+@dataclass
+class Learner:
+    """The network, its optimizer and the random streams: everything a checkpoint restores."""
+
+    cfg: QConfig
+    net: QNet
+    optimizer: torch.optim.Optimizer
+    rng: np.random.Generator
+    games_played: int = 0
+    stats: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def new(cls, cfg: QConfig) -> "Learner":
+        random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        net = make_qnet(cfg.encoding, cfg.rows, cfg.cols, cfg.hidden)
+        optimizer = torch.optim.SGD(net.parameters(), lr=cfg.learning_rate)
+        return cls(cfg, net, optimizer, np.random.default_rng(cfg.seed))
+
+    def q(self) -> QValues:
+        return q_function(self.net)
+
+    def choose(self, state) -> int:
+        legal = state.legal_actions()
+        values = self.q()(view_of(state, state.current_player())[None])[0][legal]
+        if not np.all(np.isfinite(values)):
+            raise TrainingDiverged(
+                f"the Q-network diverged (non-finite values) in game {self.games_played + 1}; "
+                f"learning_rate {self.cfg.learning_rate} is too large for it"
+            )
+        probs = boltzmann_probabilities(values, self.cfg.temperature)
+        return int(legal[int(self.rng.choice(len(legal), p=probs))])
+
+    def train_on(self, samples: list[Sample]) -> float:
+        """One SGD step (rate ``learning_rate``) on ``0.5 * sum (Q - target)^2`` over the samples.
+
+        The gradient of that loss is ``Q - target``, as in the study's PyBrain
+        backprop. Computed by :meth:`QNet.sgd_step` (NumPy, in place); the
+        autograd version, :meth:`train_on_autograd`, gives the same update.
+        """
+        views = np.stack([s.view for s in samples])
+        actions = np.array([s.action for s in samples], dtype=np.int64)
+        targets = np.array([s.target for s in samples], dtype=np.float32)
+        return self.net.sgd_step(views, actions, targets, self.cfg.learning_rate)
+
+    def train_on_autograd(self, samples: list[Sample]) -> float:
+        views = torch.from_numpy(np.stack([s.view for s in samples]))
+        actions = torch.tensor([s.action for s in samples])
+        targets = torch.tensor([s.target for s in samples], dtype=torch.float32)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss = 0.5 * ((self.net.selected_values(views, actions) - targets) ** 2).sum()
+        loss.backward()
+        self.optimizer.step()
+        return float(loss.detach())
+
+    def self_play_game(self, game) -> int:
+        """One training game; returns the winner (0, 1) or -1 for a tie."""
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            action = self.choose(state)
+            samples, state = training_samples(self.cfg, self.q(), state, action)
+            self.train_on(samples)
+        self.games_played += 1
+        return state.winner
+
+    # --- checkpoints -----------------------------------------------------------
+
+    def checkpoint(self) -> dict[str, Any]:
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "version": CHECKPOINT_VERSION,
+            "config": json.dumps(self.cfg.to_json_dict()),
+            "games_played": self.games_played,
+            "model": self.net.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "rng": {
+                # strings and lists of ints: torch.load(weights_only=True) reads them back
+                "numpy": json.dumps(self.rng.bit_generator.state),
+                "python": json.dumps(random.getstate()),
+                "torch": torch.get_rng_state(),
+            },
+            "stats": json.dumps(self.stats),
+        }
+
+    def save(self, path: Path) -> None:
+        buffer = io.BytesIO()
+        torch.save(self.checkpoint(), buffer)
+        write_atomic(path, buffer.getvalue())
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Learner":
+        data = read_checkpoint(path)
+        cfg = config_from_dict(json.loads(data["config"]), f"{path} (config)")
+        learner = cls.new(cfg)
+        try:
+            learner.net.load_state_dict(data["model"])
+            if "optimizer" in data:
+                learner.optimizer.load_state_dict(data["optimizer"])
+            learner.games_played = int(data.get("games_played", 0))
+            if "rng" in data:
+                learner.rng.bit_generator.state = json.loads(data["rng"]["numpy"])
+                version, internal, gauss = json.loads(data["rng"]["python"])
+                random.setstate((version, tuple(internal), gauss))
+                torch.set_rng_state(data["rng"]["torch"])
+            learner.stats = json.loads(data.get("stats", "[]"))
+        except (KeyError, RuntimeError, ValueError, TypeError) as exc:
+            raise FormatError(f"{path}: checkpoint does not match its config: {exc}") from None
+        return learner
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Load a checkpoint (or a model file) safely; any damage becomes a FormatError naming the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise BoardlabError(f"no checkpoint at {path}")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many kinds for damaged files
+        # torch's own message suggests weights_only=False: never for a file we did not check
+        raise FormatError(
+            f"{path}: not a readable checkpoint: damaged, truncated, or not a boardlab checkpoint ({type(exc).__name__})"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise FormatError(f"{path}: not a boardlab Connect Four Q-network checkpoint")
+    if data.get("version") != CHECKPOINT_VERSION:
+        raise FormatError(f"{path}: checkpoint version {data.get('version')!r} is not supported (expected {CHECKPOINT_VERSION})")
+    for key in ("config", "model"):
+        if key not in data:
+            raise FormatError(f"{path}: checkpoint lacks {key!r}")
+    return data
+
+
+def load_qnet(path: str | Path) -> tuple[QConfig, QNet]:
+    """The configuration and network of a checkpoint, for playing.
+
+    Loading goes through :meth:`Learner.load`, which sets the global random
+    states; a player must not disturb its caller's, so they are put back.
+    """
+    python_state = random.getstate()
+    with torch.random.fork_rng(devices=[]):
+        learner = Learner.load(path)
+    random.setstate(python_state)
+    learner.net.eval()
+    return learner.cfg, learner.net
+
+
+def export_model(learner: Learner, path: Path) -> None:
+    """A model file: config and weights only (no optimizer or random states)."""
+    data = learner.checkpoint()
+    del data["optimizer"], data["rng"]
+    buffer = io.BytesIO()
+    torch.save(data, buffer)
+    write_atomic(path, buffer.getvalue())
+
+
+# --- runs ----------------------------------------------------------------------
+
+_RUN_NAME = re.compile(r"^(?P<config>.+)-(?P<n>\d+)$")
+
+
+@dataclass(frozen=True)
+class Run:
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def config_name(self) -> str:
+        m = _RUN_NAME.match(self.name)
+        return m.group("config") if m else self.name
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.path / "checkpoint.pt"
+
+    @property
+    def config_file(self) -> Path:
+        return self.path / "config.json"
+
+    def snapshots(self) -> list[tuple[int, Path]]:
+        found = []
+        for p in (self.path / "snapshots").glob("games-*.pt"):
+            try:
+                found.append((int(p.stem.split("-")[1]), p))
+            except ValueError:
+                continue
+        return sorted(found)
+
+    def games_played(self) -> int:
+        """Games in the latest checkpoint (0 before the first one)."""
+        if not self.checkpoint.exists():
+            return 0
+        return int(read_checkpoint(self.checkpoint).get("games_played", 0))
+
+
+def new_run(config_path: Path, runs_dir: Path) -> tuple[Run, QConfig]:
+    cfg = load_config(config_path)
+    stem = config_path.name.split(".")[0]
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:
+        path = runs_dir / f"{stem}-{n}"
+        try:
+            path.mkdir()
+            break
+        except FileExistsError:
+            n += 1
+    write_atomic(path / "config.json", json.dumps(cfg.to_json_dict(), indent=2) + "\n")
+    return Run(path), cfg
+
+
+def find_run(name: str, runs_dir: Path) -> Run:
+    path = Path(name)
+    if not path.is_dir():
+        path = runs_dir / name
+    if not path.is_dir():
+        raise BoardlabError(f"no run {name!r} in {runs_dir} (see 'boardlab rl runs')")
+    return Run(path)
+
+
+def list_runs(runs_dir: Path) -> list[Run]:
+    if not runs_dir.is_dir():
+        return []
+    runs = [Run(p) for p in runs_dir.iterdir() if p.is_dir() and (p / "config.json").is_file()]
+    return sorted(runs, key=lambda r: (r.config_name, int(_RUN_NAME.match(r.name).group("n")) if _RUN_NAME.match(r.name) else 0))
+
+
+def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learner], None] | None = None) -> Learner:
+    """Train ``run`` from its checkpoint (or from scratch) up to its ``games_to_play``.
+
+    ``stop_after`` ends early at that many games played (as an interruption
+    would, but at a checkpoint). A checkpoint is written every ``saving_rate``
+    games and at the end.
+    """
+    torch.set_num_threads(1)  # tiny networks: threads cost more than they give, and the sums keep one order
+    if run.checkpoint.exists():
+        learner = Learner.load(run.checkpoint)
+    else:
+        learner = Learner.new(load_config(run.config_file))
+    cfg = learner.cfg
+    game = cfg.game()
+    goal = cfg.games_to_play if stop_after is None else min(stop_after, cfg.games_to_play)
+    results = [0, 0, 0]
+    while learner.games_played < goal:
+        winner = learner.self_play_game(game)
+        results[winner if winner >= 0 else 2] += 1
+        if on_game is not None:
+            on_game(learner)
+        if learner.games_played % cfg.saving_rate == 0 or learner.games_played == goal:
+            learner.stats.append({"games": learner.games_played, "first_wins": results[0], "second_wins": results[1], "ties": results[2]})
+            results = [0, 0, 0]
+            if not all(torch.isfinite(p).all() for p in learner.net.parameters()):
+                raise TrainingDiverged(
+                    f"the Q-network diverged (non-finite weights) by game {learner.games_played}; "
+                    f"learning_rate {cfg.learning_rate} is too large for it"
+                )
+            learner.save(run.checkpoint)
+            if learner.games_played % cfg.saving_rate == 0:
+                learner.save(run.path / "snapshots" / f"games-{learner.games_played}.pt")
+    return learner
+

@@ -1,0 +1,195 @@
+"""Grading Connect Four agents by their share of optimal moves.
+
+A grading set lists positions with the solved score of every move. An agent is
+shown each position once; its move is optimal when its score equals the best
+score (the quickest win, else a draw, else the slowest loss). Results are also
+given by game phase: opening (up to 14 stones on the board), middle game
+(15 to 28) and endgame (more than 28).
+
+Grading-set format (text, UTF-8, one position per line; ``#`` starts a comment)::
+
+    MOVES BEST S1 S2 S3 S4 S5 S6 S7
+
+MOVES are the columns 1-7 played from the empty board (Pons' notation), BEST
+the exact score of the position for the player to move, and ``Sc`` the score
+for that player after playing column ``c`` (``x`` for a full column). Scores
+follow Pons' convention (see :mod:`boardlab.solvers.connect4`).
+
+The shipped set ``boardlab/data/connect4_grading.txt`` is regenerated with::
+
+    python -m boardlab.experiments.connect4_grading --out src/boardlab/data/connect4_grading.txt
+
+which plays games between different agents, samples positions from them and
+labels every move with the solver (``python -m boardlab.experiments.connect4_grading``,
+see that module).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.records import write_atomic
+from boardlab.core.rng import derive_seed
+from boardlab.solvers.connect4 import WIDTH, Position, Solver
+
+GRADING_SET_NAME = "connect4_grading.txt"
+PHASES = ("opening", "middle", "end")
+
+
+def phase_of(stones: int) -> str:
+    """Game phase of a position with this many stones on the board."""
+    if stones <= 14:
+        return "opening"
+    if stones <= 28:
+        return "middle"
+    return "end"
+
+
+@dataclass(frozen=True)
+class GradedPosition:
+    moves: str
+    best: int
+    scores: tuple[int | None, ...]  # per column 0..6; None: full
+
+    @property
+    def stones(self) -> int:
+        return len(self.moves)
+
+    def optimal_columns(self) -> list[int]:
+        return [c for c, s in enumerate(self.scores) if s == self.best]
+
+    def to_line(self) -> str:
+        return " ".join([self.moves or "-", str(self.best)] + ["x" if s is None else str(s) for s in self.scores])
+
+
+def parse_grading_set(lines: Iterable[str], source: str = "<grading set>") -> list[GradedPosition]:
+    out = []
+    for number, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        where = f"{source}, line {number}"
+        if len(parts) != 2 + WIDTH:
+            raise FormatError(f"{where}: expected 'MOVES BEST S1 .. S7' (9 fields), got {len(parts)}")
+        moves = "" if parts[0] == "-" else parts[0]
+        try:
+            Position.from_moves(moves)
+            best = int(parts[1])
+            scores = tuple(None if p == "x" else int(p) for p in parts[2:])
+        except BoardlabError as exc:
+            raise FormatError(f"{where}: {exc}") from None
+        except ValueError:
+            raise FormatError(f"{where}: scores must be integers or 'x' (full column)") from None
+        known = [s for s in scores if s is not None]
+        if not known or max(known) != best:
+            raise FormatError(f"{where}: BEST {best} is not the largest move score")
+        out.append(GradedPosition(moves, best, scores))
+    if not out:
+        raise FormatError(f"{source}: no positions")
+    return out
+
+
+def load_grading_set(path: Path | None = None) -> list[GradedPosition]:
+    """A grading set from ``path``, or the one shipped with boardlab."""
+    if path is None:
+        text = resources.files("boardlab.data").joinpath(GRADING_SET_NAME).read_text("utf-8")
+        return parse_grading_set(text.splitlines(), f"boardlab/data/{GRADING_SET_NAME}")
+    path = Path(path)
+    if not path.exists():
+        raise BoardlabError(f"grading set {path} does not exist")
+    return parse_grading_set(path.read_text("utf-8").splitlines(), str(path))
+
+
+@dataclass
+class PhaseResult:
+    positions: int = 0
+    optimal: int = 0
+
+    @property
+    def share(self) -> float | None:
+        return self.optimal / self.positions if self.positions else None
+
+    def to_dict(self) -> dict:
+        return {"positions": self.positions, "optimal": self.optimal, "share": self.share}
+
+
+@dataclass
+class GradeResult:
+    agent: str
+    positions: int = 0
+    optimal: int = 0
+    seconds: float = 0.0
+    phases: dict[str, PhaseResult] = field(default_factory=lambda: {p: PhaseResult() for p in PHASES})
+
+    @property
+    def share(self) -> float | None:
+        return self.optimal / self.positions if self.positions else None
+
+    @property
+    def mean_seconds(self) -> float | None:
+        return self.seconds / self.positions if self.positions else None
+
+    def to_dict(self) -> dict:
+        return {
+            "agent": self.agent,
+            "positions": self.positions,
+            "optimal": self.optimal,
+            "share": self.share,
+            "phases": {name: phase.to_dict() for name, phase in self.phases.items()},
+            "mean_seconds_per_move": self.mean_seconds,
+        }
+
+
+def grade(
+    agent,
+    game,
+    positions: Sequence[GradedPosition],
+    seed: int = 0,
+    on_position: Callable[[int, GradedPosition, int, bool], None] | None = None,
+) -> GradeResult:
+    """Show each position to ``agent`` (an :class:`~boardlab.agents.base.Agent` for ``game``,
+    standard Connect Four) once and count its optimal moves.
+
+    The agent is made once by the caller (so a search agent keeps what it
+    learned, as in a game) and reset before each position with a seed derived
+    from ``seed`` and the position's index.
+    """
+    result = GradeResult(agent.spec)
+    for index, graded in enumerate(positions):
+        state = game.state_from_moves(graded.moves)
+        agent.reset(game, state.current_player(), derive_seed(seed, "grade", index))
+        start = time.perf_counter()
+        action = agent.step(state)
+        result.seconds += time.perf_counter() - start
+        if not 0 <= action < WIDTH or graded.scores[action] is None:
+            raise BoardlabError(f"agent {agent.spec} chose illegal column {action + 1} in position {graded.moves!r}")
+        optimal = graded.scores[action] == graded.best
+        result.positions += 1
+        result.optimal += optimal
+        phase = result.phases[phase_of(graded.stones)]
+        phase.positions += 1
+        phase.optimal += optimal
+        if on_position is not None:
+            on_position(index, graded, action, optimal)
+    return result
+
+
+# --- labelling -----------------------------------------------------------------
+def label(solver: Solver, moves: str) -> GradedPosition:
+    scores = solver.move_scores(moves)
+    values = tuple(scores[c] for c in range(WIDTH))
+    return GradedPosition(moves, max(s for s in values if s is not None), values)
+
+
+def write_grading_set(path: Path, positions: Sequence[GradedPosition], header: Sequence[str] = ()) -> None:
+    """Write a grading set atomically; ``header`` lines become ``#`` comments."""
+    lines = [f"# {line}" for line in header] + [p.to_line() for p in positions]
+    write_atomic(Path(path), "\n".join(lines) + "\n")

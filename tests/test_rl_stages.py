@@ -1,0 +1,66 @@
+"""The study's stage experiment, run tiny: structure, carry-over of the chosen config, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from boardlab.experiments.c4_stages import STUDY_BASE, run_stages, stage_variants, tables_markdown
+
+
+def test_two_tiny_stages(tmp_path: Path) -> None:
+    base = json.loads(json.dumps(STUDY_BASE))
+    base.update({"board": {"rows": 4, "cols": 4}, "needed_to_win": 3})
+    logs: list[str] = []
+    results = run_stages(tmp_path, games=8, agents=2, eval_games=5, stages=2, base=base, log=logs.append)
+    one, two = results["stages"]
+    configs = {row["config"] for row in one["with_random"]}
+    assert configs == {f"stage_one_{m}_{g}" for m in ("best_known", "mean") for g in (0, 1, 2, 4, 8)}
+    assert one["chosen"] in ("stage_one_best_known_8", "stage_one_mean_8")
+    method = one["chosen"].split("_")[2]
+    method = "best_known" if method == "best" else "mean"
+    assert {row["config"] for row in two["all_play_all"]} == {f"stage_two_{h}" for h in (25, 50, 75, 100, 125)}
+    assert all(len(row["agents"]) == 2 for row in two["with_random"])
+    chosen_hidden = int(two["chosen"].rsplit("_", 1)[1])
+    assert results["final_config"]["neural_storage"]["hidden_neurons"] == chosen_hidden
+    assert results["final_config"]["estimated_optimal_future_value"] == method
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved["stages"][1]["chosen"] == two["chosen"]
+    table = tables_markdown(results)
+    assert "**Stage 2: all play all**" in table and "(chosen)" in table
+    # running again trains nothing and gives the same results
+    logs.clear()
+    again = run_stages(tmp_path, games=8, agents=2, eval_games=5, stages=2, base=base, log=logs.append)
+    assert not any(line.startswith("training") for line in logs)
+    assert again["stages"][1]["with_random"] == two["with_random"]
+
+
+def test_stage_variants_are_the_studys() -> None:
+    def values(stage: int, key: str) -> list:
+        out = []
+        for _, change in stage_variants(stage):
+            cfg = json.loads(json.dumps(STUDY_BASE))
+            change(cfg)
+            node = cfg
+            for part in key.split("."):
+                node = node[part]
+            out.append(node)
+        return out
+
+    assert values(2, "neural_storage.hidden_neurons") == [25, 50, 75, 100, 125]
+    assert values(3, "boltzmann_temperature") == [0.5, 1.0, 1.5, 2.0]
+    assert values(4, "discount_factor") == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert values(5, "learning_rate") == [0.001, 0.01, 0.05, 0.1]
+    rewards = values(6, "rewards")
+    assert rewards[0] == {"win": 2, "loss": -2, "tie": 0, "each_move": -0.01}
+    assert rewards[5] == {"win": 2, "loss": -5, "tie": 0, "each_move": 0}
+
+
+def test_diverged_runs_are_ranked_and_named(tmp_path: Path) -> None:
+    base = json.loads(json.dumps(STUDY_BASE))
+    base.update({"board": {"rows": 4, "cols": 4}, "needed_to_win": 3, "learning_rate": 1000.0})
+    results = run_stages(tmp_path, games=8, agents=2, eval_games=5, stages=1, base=base, log=lambda line: None)
+    one = results["stages"][0]
+    assert one["diverged"]  # such a learning rate blows the sigmoid network up at once
+    assert all(len(row["agents"]) == 2 for row in one["with_random"] if row["config"].endswith("_8"))
+    assert "Diverged during training" in tables_markdown(results)

@@ -1,0 +1,190 @@
+"""The Connect Four solver against Pons' benchmark scores and a pure-Python negamax."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from boardlab.core.errors import BoardlabError, FormatError, IllegalActionError, SpecError
+from boardlab.core.registry import make
+from boardlab.solvers.book import OpeningBook
+from boardlab.solvers.connect4 import (
+    Position,
+    Solver,
+    canonical_key,
+    depth_limited_scores,
+    mirror_key,
+    read_positions,
+    reference_score,
+)
+
+DATA = Path(__file__).parent / "data" / "connect4"
+
+
+@pytest.fixture(scope="module")
+def solver() -> Solver:
+    return Solver()
+
+
+def load(name: str) -> list[tuple[str, int]]:
+    return read_positions((DATA / name).read_text().splitlines(), name)
+
+
+def test_pons_examples(solver):
+    assert solver.solve("4455") == 18
+    assert solver.solve("44455554221") == -15
+
+
+@pytest.mark.parametrize("name", ["Test_L3_R1.head100", "Test_L2_R1.head50", "Test_L2_R2.head10", "Test_L1_R1.head20"])
+def test_scores_match_pons_benchmark_sets(solver, name):
+    lines = load(name)
+    assert lines, name
+    for moves, expected in lines:
+        assert solver.solve(moves) == expected, moves
+
+
+def test_solve_many_matches_solve(solver):
+    lines = load("Test_L2_R1.head50")[:20]
+    scores = solver.solve_many([moves for moves, _ in lines])
+    assert [int(s) for s in scores] == [expected for _, expected in lines]
+
+
+def test_a_fresh_solver_counts_nodes():
+    fresh = Solver(tt_size=(1 << 17) + 29)
+    assert fresh.nodes == 0
+    assert fresh.solve("44455554221") == -15
+    assert fresh.nodes > 0
+    fresh.reset_nodes()
+    assert fresh.nodes == 0
+
+
+def quiet_game(seed: int, stones: int) -> str | None:
+    """A seeded random game prefix of ``stones`` stones in which no move wins (None if stuck)."""
+    rng = random.Random(seed)
+    pos = Position.from_moves("")
+    moves = ""
+    for _ in range(stones):
+        quiet = [c for c in pos.legal_columns() if not pos.is_winning_move(c)]
+        if not quiet:
+            return None
+        col = rng.choice(quiet)
+        pos = pos.play(col)
+        moves += str(col + 1)
+    return moves
+
+
+@st.composite
+def near_end_positions(draw):
+    stones = draw(st.integers(min_value=34, max_value=39))
+    moves = quiet_game(draw(st.integers(min_value=0, max_value=2**32)), stones)
+    assume(moves is not None)
+    return moves
+
+
+@settings(max_examples=40, deadline=None)
+@given(near_end_positions())
+def test_compiled_search_agrees_with_plain_negamax(moves):
+    solver = Solver(tt_size=(1 << 17) + 29)
+    assert solver.solve(moves) == reference_score(moves)
+
+
+@settings(max_examples=15, deadline=None)
+@given(near_end_positions())
+def test_move_scores_and_best_moves_agree(moves):
+    solver = Solver(tt_size=(1 << 17) + 29)
+    pos = Position.from_moves(moves)
+    scores = solver.move_scores(moves)
+    assert sorted(scores) == list(range(7))
+    for col, score in scores.items():
+        if not pos.can_play(col):
+            assert score is None
+        elif not pos.is_winning_move(col) and pos.moves + 1 < 42:
+            assert score == -reference_score(pos.play(col))
+    best = max(s for s in scores.values() if s is not None)
+    assert best == solver.solve(moves)
+    assert solver.best_moves(moves) == (best, [c for c, s in scores.items() if s == best])
+
+
+def test_move_scores_marks_full_columns_and_immediate_wins(solver):
+    # column 1 is full; X (to move) wins at once in column 4 with its 5th stone
+    moves = "111111" + "424242"
+    scores = solver.move_scores(moves)
+    assert scores[0] is None
+    assert scores[3] == 22 - 7 == solver.solve(moves)
+
+
+def test_accepts_states_and_refuses_other_boards(solver):
+    game = make("connect4")
+    state = game.state_from_moves("44455554221")
+    assert solver.solve(state) == -15
+    with pytest.raises(SpecError, match="7 columns x 6 rows"):
+        solver.solve(make("connect4", rows=5, cols=6).new_initial_state())
+    with pytest.raises(SpecError, match="k=3"):
+        solver.solve(make("connect4", k=3).new_initial_state())
+
+
+@pytest.mark.parametrize(
+    "moves, words",
+    [
+        ("448", "move 3"),
+        ("4a", "move 2"),
+        ("11111111", "column 1 is full"),
+        ("44556671", "move 7 .* wins the game"),  # X wins with move 7: nothing may follow
+    ],
+)
+def test_bad_positions_are_named(solver, moves, words):
+    with pytest.raises(IllegalActionError, match=words):
+        solver.solve(moves)
+
+
+def test_finished_games_cannot_be_solved(solver):
+    with pytest.raises(BoardlabError, match="over"):
+        solver.solve("4455667")
+    state = make("connect4").state_from_moves("4455667")
+    with pytest.raises(BoardlabError, match="over"):
+        solver.solve(state)
+
+
+def test_depth_limited_search_sees_only_its_horizon():
+    # X to move wins at once in column 3 or 7 (stones in 4, 5, 6 on the bottom row)
+    scores = depth_limited_scores("445566", 1)
+    assert scores[2] == scores[6] == 22 - 4 == max(scores.values())
+    assert scores[0] == 0  # beyond one ply nothing is known
+    # O to move must block column 4 (three X stones in it) or lose next move: depth 2 sees it
+    scores = depth_limited_scores("41424", 2)
+    assert scores[3] == 0
+    assert all(s == -(22 - 4) for c, s in scores.items() if c != 3)
+    assert depth_limited_scores("41424", 1)[0] == 0  # one ply does not see the threat
+
+
+def test_mirror_keys_are_one_symmetry_class():
+    a, b = Position.from_moves("1123"), Position.from_moves("7765")
+    assert mirror_key(a.key()) == b.key()
+    assert canonical_key(a) == canonical_key(b)
+
+
+def test_book_round_trip_and_mirror_lookup(tmp_path):
+    book = OpeningBook(max_ply=4, complete_ply=2)
+    book.add(Position.from_moves("12"), 3, [0, 4])
+    path = tmp_path / "book.npz"
+    book.save(path)
+    again = OpeningBook.load(path)
+    assert (again.max_ply, again.complete_ply, len(again)) == (4, 2, 1)
+    assert again.best(Position.from_moves("12")) == (3, [0, 4])
+    assert again.best(Position.from_moves("76")) == (3, [2, 6])  # the mirror image
+    assert again.get(Position.from_moves("11")) is None
+    path.write_bytes(b"not a book")
+    with pytest.raises(FormatError, match="book.npz"):
+        OpeningBook.load(path)
+
+
+def test_read_positions_names_the_bad_line():
+    assert read_positions(["4453 -2", "", "# comment", "44"]) == [("4453", -2), ("44", None)]
+    with pytest.raises(BoardlabError, match="line 2"):
+        read_positions(["4453 -2", "44x 3"], "f.txt")
+    with pytest.raises(BoardlabError, match="line 1"):
+        read_positions(["4453 two"], "f.txt")
