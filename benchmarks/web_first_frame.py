@@ -54,6 +54,8 @@ def main() -> None:
         page.click("#start")
 
         def ai_move() -> None:
+            # the game view sets data-moves once the new game is drawn
+            page.wait_for_function("document.body.dataset.moves !== undefined && document.body.dataset.busy !== '1'")
             moves = int(page.get_attribute("body", "data-moves"))
             page.click("#next-move")
             page.wait_for_function(f"document.body.dataset.moves === '{moves + 1}' && document.body.dataset.busy === '0'")
