@@ -11,7 +11,7 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.game import State
@@ -109,11 +109,20 @@ class GameRecord:
 
 def write_atomic(path: Path, data: str | bytes) -> None:
     """Write a file so that readers see the old or the new content, never half of it."""
+    write_chunks_atomic(path, [data.encode("utf-8") if isinstance(data, str) else data])
+
+
+def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[Any]) -> None:
+    """Stream ``chunks`` (bytes or numpy buffers) into a temporary file beside ``path``,
+    then rename it over ``path``: an error midway (a full disk, a failure while
+    encoding the next chunk) leaves the old file untouched."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

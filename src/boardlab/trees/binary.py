@@ -20,7 +20,6 @@ The format does not store the root's own counters: a tree read from a file gets
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -28,6 +27,7 @@ import numba
 import numpy as np
 
 from boardlab.core.errors import FormatError
+from boardlab.core.records import write_chunks_atomic
 from boardlab.trees.model import Labels, Tree
 
 INT32_MAX = 2**31 - 1
@@ -351,27 +351,6 @@ def encode_binary(tree: Tree, name: str = "tree") -> Iterator[bytes]:
 
 def to_bytes(tree: Tree) -> bytes:
     return b"".join(encode_binary(tree))
-
-
-def write_chunks_atomic(path: str | os.PathLike, chunks: Iterator[bytes | np.ndarray]) -> None:
-    """Stream chunks into a temporary file beside ``path`` and rename it over ``path`` at the end.
-
-    Readers see the old file or the new one, never half of it; a failure (even
-    in the middle of encoding) leaves the old file untouched.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_binary(tree: Tree, path: str | os.PathLike) -> None:

@@ -29,7 +29,8 @@ import numba
 import numpy as np
 
 from boardlab.core.errors import FormatError
-from boardlab.trees.binary import CHUNK_NODES, INT32_MAX, check_counts, utf8_error, write_chunks_atomic
+from boardlab.core.records import write_chunks_atomic
+from boardlab.trees.binary import CHUNK_NODES, INT32_MAX, check_counts, utf8_error
 from boardlab.trees.model import Labels, Tree
 
 HEADER = b"move,visits,visits2,mean_payout,state,children"
