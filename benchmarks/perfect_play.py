@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import time
 
@@ -22,10 +23,10 @@ from boardlab.core.registry import make
 from boardlab.solvers.connect4 import Position, Solver
 
 
-def play(agents, seed: int, checker: Solver | None, perfect_seat: int, times: list):
-    """One game from the empty board; returns (winner, stones, violations)."""
+def play(agents, seed: int, checker: Solver | None, perfect_seat: int, times: list, start: str = ""):
+    """One game from ``start`` (moves; empty: the empty board); returns (winner, stones, violations)."""
     game = make("connect4")
-    state = game.new_initial_state(seed)
+    state = game.state_from_moves(start, seed) if start else game.new_initial_state(seed)
     for seat, agent in enumerate(agents):
         agent.reset(game, seat, seed * 2 + seat)
     violations = []
@@ -90,6 +91,9 @@ def main() -> None:
                         help="plies of random-game positions to time perfect on")
     parser.add_argument("--timing-per-ply", type=int, default=5)
     parser.add_argument("--skip-games", action="store_true", help="only the timing on random-game positions")
+    parser.add_argument("--start", nargs="*", default=[""],
+                        help="start positions (moves); 'first' = the side to move there, 'second' = the other; "
+                             "default: the empty board")
     args = parser.parse_args()
     checker = Solver()
     results = []
@@ -105,19 +109,21 @@ def main() -> None:
         ("perfect first vs perfect", "perfect", 0),
         ("perfect second vs " + args.mcts, args.mcts, 1),
     )
-    for label, opponent, perfect_seat in matches:
-        for g in range(args.games):
-            agents = [make_agent(opponent), make_agent(opponent)]
-            agents[perfect_seat] = make_agent("perfect")
-            start = time.perf_counter()
-            winner, stones, violations = play(agents, 1000 + g, checker if perfect_seat == 1 else None, perfect_seat, times)
-            row = {"match": label, "game": g, "winner": winner, "stones": stones,
-                   "perfect_won": winner == perfect_seat, "violations": violations,
-                   "seconds": time.perf_counter() - start}
-            results.append(row)
-            print(json.dumps(row) if args.json else
-                  f"{label:<40} game {g}: winner {winner} after {stones} stones, "
-                  f"{len(violations)} worsening moves, {row['seconds']:.1f} s", flush=True)
+    for (label, opponent, role), start_moves, g in itertools.product(matches, args.start, range(args.games)):
+        perfect_seat = (len(start_moves) + role) % 2  # seat of the side to move at the start, or the other
+        agents = [make_agent(opponent), make_agent(opponent)]
+        agents[perfect_seat] = make_agent("perfect")
+        start = time.perf_counter()
+        winner, stones, violations = play(
+            agents, 1000 + g, checker if role == 1 else None, perfect_seat, times, start_moves
+        )
+        row = {"match": label, "start": start_moves, "game": g, "winner": winner, "stones": stones,
+               "perfect_won": winner == perfect_seat, "violations": violations,
+               "seconds": time.perf_counter() - start}
+        results.append(row)
+        print(json.dumps(row) if args.json else
+              f"{label:<40} from {start_moves or 'empty board'!s:<16} game {g}: winner {winner} after {stones} stones, "
+              f"{len(violations)} worsening moves, {row['seconds']:.1f} s", flush=True)
     if not times:
         return
     slow = sorted(times, key=lambda t: -t[1])[:5]
