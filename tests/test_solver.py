@@ -214,3 +214,12 @@ def test_solver_answers_book_positions_without_search():
     with_book = Solver(book=book, tt_size=(1 << 17) + 29)
     assert with_book.solve(moves) == best and with_book.best_moves(moves) == (best, columns)
     assert with_book.nodes == 0
+
+
+def test_shipped_book_knows_the_first_move():
+    from boardlab.solvers.book import default_book
+
+    book = default_book()
+    assert book.complete_ply >= 0
+    # Allis and Allen (1988): the first player wins, only by starting in the centre; Pons: with the last stone
+    assert book.best(Position.from_moves("")) == (1, [3])
