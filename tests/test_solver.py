@@ -188,3 +188,38 @@ def test_read_positions_names_the_bad_line():
         read_positions(["4453 -2", "44x 3"], "f.txt")
     with pytest.raises(BoardlabError, match="line 1"):
         read_positions(["4453 two"], "f.txt")
+
+
+def test_book_positions_follow_optimal_moves_then_every_reply():
+    from boardlab.solvers.book import book_positions_at
+
+    book = OpeningBook()
+    empty = Position.from_moves("")
+    book.add(empty, 1, [3])  # a book saying: from the empty board, play the centre
+    following = book_positions_at(book, {empty.key(): empty}, max_ply=8)
+    # "41".."47" reduce to 4 by mirror symmetry ("41" ~ "47", "42" ~ "46", "43" ~ "45", "44")
+    assert sorted(len(p.legal_columns()) for p in following.values()) == [7, 7, 7, 7]
+    assert {canonical_key(p) for p in following.values()} == {
+        canonical_key(Position.from_moves(m)) for m in ("41", "42", "43", "44")
+    }
+    assert book_positions_at(book, {empty.key(): empty}, max_ply=1) == {}
+
+
+def test_solver_answers_book_positions_without_search():
+    moves = "44455554221"
+    exact = Solver(tt_size=(1 << 17) + 29)
+    best, columns = exact.best_moves(moves)
+    book = OpeningBook()
+    book.add(Position.from_moves(moves), best, columns)
+    with_book = Solver(book=book, tt_size=(1 << 17) + 29)
+    assert with_book.solve(moves) == best and with_book.best_moves(moves) == (best, columns)
+    assert with_book.nodes == 0
+
+
+def test_shipped_book_knows_the_first_move():
+    from boardlab.solvers.book import default_book
+
+    book = default_book()
+    assert book.complete_ply >= 0
+    # Allis and Allen (1988): the first player wins, only by starting in the centre; Pons: with the last stone
+    assert book.best(Position.from_moves("")) == (1, [3])

@@ -41,9 +41,7 @@ def solve(
 ) -> None:
     """Exact scores of standard (7x6) Connect Four positions, in Pons' convention.
 
-    A positive score means the player to move wins (22 minus the number of the winning stone),
-    0 a draw, a negative score a loss. Each move's score is the score for the player to move
-    after playing it.
+    A positive score means the player to move wins (22 minus the number of the winning stone), 0 a draw, a negative score a loss. Each move's score is the score for the player to move after playing it; nodes counts the positions searched for all of them.
     """
     from boardlab.solvers.book import default_book
     from boardlab.solvers.connect4 import Position, Solver, read_positions

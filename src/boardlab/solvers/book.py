@@ -204,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--max-ply", type=int, default=6, help="deepest position (stones on the board) to store")
     parser.add_argument("--out", type=Path, default=Path("src/boardlab/data") / BOOK_NAME, help="book file (.npz)")
+    parser.add_argument("--tt-size", type=int, default=16777259,
+                        help="transposition-table entries (a prime; 5 bytes each); the default is the first prime above 2**24")
     args = parser.parse_args(argv)
-    build_book(args.max_ply, args.out, report=lambda line: print(line, flush=True))
+    build_book(args.max_ply, args.out, Solver(tt_size=args.tt_size), report=lambda line: print(line, flush=True))
     return 0
 
 

@@ -223,8 +223,9 @@ def _negamax(current, mask, moves, alpha, beta, keys, values, counter, move_buf,
 
 
 @njit(cache=True)
-def _solve(current, mask, moves, keys, values, counter, weak):
-    """Exact score (weak: only its sign) of a position that is not over."""
+def _solve(current, mask, moves, keys, values, counter, weak, move_buf, score_buf):
+    """Exact score (weak: only its sign) of a position that is not over; the buffers are
+    the search's scratch rows, ``(SIZE + 1, WIDTH)``."""
     if _can_win_next(current, mask):
         return (SIZE + 1 - moves) // 2
     low = -((SIZE - moves) // 2)
@@ -232,8 +233,6 @@ def _solve(current, mask, moves, keys, values, counter, weak):
     if weak:
         low = -1
         high = 1
-    move_buf = np.empty((SIZE + 1, WIDTH), dtype=np.uint64)
-    score_buf = np.empty((SIZE + 1, WIDTH), dtype=np.int64)
     while low < high:  # narrow [low, high] with null-window searches
         med = low + (high - low) // 2
         # probe near 0 first: most positions are close to a draw in score terms
@@ -250,20 +249,18 @@ def _solve(current, mask, moves, keys, values, counter, weak):
 
 
 @njit(cache=True)
-def _score_at_most(current, mask, moves, bound, keys, values, counter):
+def _score_at_most(current, mask, moves, bound, keys, values, counter, move_buf, score_buf):
     """Whether the position's exact score is at most ``bound`` (one null-window search)."""
     if _can_win_next(current, mask):
         return (SIZE + 1 - moves) // 2 <= bound
-    move_buf = np.empty((SIZE + 1, WIDTH), dtype=np.uint64)
-    score_buf = np.empty((SIZE + 1, WIDTH), dtype=np.int64)
     return _negamax(current, mask, moves, bound, bound + 1, keys, values, counter, move_buf, score_buf) <= bound
 
 
 @njit(cache=True)
-def _solve_many(currents, masks, moves, keys, values, counter, out):
+def _solve_many(currents, masks, moves, keys, values, counter, out, move_buf, score_buf):
     """Solve a batch in one compiled loop (no per-position call overhead), sharing the table."""
     for i in range(currents.shape[0]):
-        out[i] = _solve(currents[i], masks[i], moves[i], keys, values, counter, False)
+        out[i] = _solve(currents[i], masks[i], moves[i], keys, values, counter, False, move_buf, score_buf)
 
 
 @njit(cache=True)
@@ -413,6 +410,9 @@ class Solver:
         self.keys = np.zeros(tt_size, dtype=np.uint32)
         self.values = np.zeros(tt_size, dtype=np.uint8)
         self._counter = np.zeros(1, dtype=np.int64)
+        # scratch rows of the search's move sorter, one per depth (allocated once)
+        self._moves_buf = np.zeros((SIZE + 1, WIDTH), dtype=np.uint64)
+        self._scores_buf = np.zeros((SIZE + 1, WIDTH), dtype=np.int64)
         self.book = book
 
     @property
@@ -436,7 +436,10 @@ class Solver:
             if score is not None:
                 return score
         return int(
-            _solve(_U(pos.current), _U(pos.mask), pos.moves, self.keys, self.values, self._counter, weak)
+            _solve(
+                _U(pos.current), _U(pos.mask), pos.moves, self.keys, self.values, self._counter, weak,
+                self._moves_buf, self._scores_buf,
+            )
         )
 
     def solve_many(self, positions) -> np.ndarray:
@@ -446,7 +449,7 @@ class Solver:
         masks = np.array([p.mask for p in parsed], dtype=np.uint64)
         moves = np.array([p.moves for p in parsed], dtype=np.int64)
         out = np.empty(len(parsed), dtype=np.int64)
-        _solve_many(currents, masks, moves, self.keys, self.values, self._counter, out)
+        _solve_many(currents, masks, moves, self.keys, self.values, self._counter, out, self._moves_buf, self._scores_buf)
         return out
 
     def move_scores(self, position) -> dict[int, int | None]:
@@ -492,7 +495,8 @@ class Solver:
                 else:
                     ok = bool(
                         _score_at_most(
-                            _U(child.current), _U(child.mask), child.moves, -best, self.keys, self.values, self._counter
+                            _U(child.current), _U(child.mask), child.moves, -best, self.keys, self.values,
+                            self._counter, self._moves_buf, self._scores_buf,
                         )
                     )
             if ok:

@@ -32,7 +32,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-import numpy as np
 
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
