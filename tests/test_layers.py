@@ -1,0 +1,32 @@
+"""DESIGN.md's layering: each layer imports only the layers above it in this list."""
+
+import ast
+from pathlib import Path
+
+LAYERS = ["core", "games", "trees", "solvers", "nn", "agents", "arena", "experiments", "web", "cli"]
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "boardlab"
+
+
+def imported_layers(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "boardlab" and len(parts) > 1 and parts[1] in LAYERS:
+                found.add(parts[1])
+    return found
+
+
+def test_no_layer_imports_a_higher_one():
+    problems = []
+    for layer in LAYERS:
+        for path in sorted((PACKAGE / layer).rglob("*.py")):
+            for other in imported_layers(path):
+                if LAYERS.index(other) > LAYERS.index(layer):
+                    problems.append(f"{path.relative_to(PACKAGE)} imports boardlab.{other}")
+    assert not problems, "\n".join(problems)
