@@ -102,27 +102,6 @@ def runs(
     console.print(table)
 
 
-def _print_ranking(title: str, ranking: list[dict]) -> None:
-    graded = any("optimal_mean" in row for row in ranking)
-    table = Table("configuration", "mean", "max", "min", "agents", *(["optimal moves (mean)"] if graded else []), title=title)
-    for row in ranking:
-        extra = [f"{row['optimal_mean']:.1f}%"] if graded else []
-        table.add_row(row["config"], f"{row['mean']:.2f}%", f"{row['max']:.2f}%", f"{row['min']:.2f}%", str(len(row["agents"])), *extra)
-    console.print(table)
-
-
-def _load_positions(path: Optional[Path]):
-    if path is None:
-        return None
-    from boardlab.solvers.grading import load_grading_set
-
-    return load_grading_set(path)
-
-
-RANK_JSON = " Keys: kind, games, ranking [{config, mean, max, min, agents [{run, win_percent, games}]}] (percentages of games won)."
-
-
-
 rank = typer.Typer(name="rank", help="Rank trained runs as in the study's tables (win percentages per configuration).", no_args_is_help=True, add_completion=False)
 rl.add_typer(rank, name="rank")
 

@@ -257,18 +257,23 @@ def parse_binary(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
     )
 
 
-def read_binary(path: str | os.PathLike) -> Tree:
-    """Read a ``.tree`` file. The file is read into one byte array and parsed in place."""
+def read_file_bytes(path: str | os.PathLike, if_empty: str) -> np.ndarray:
+    """A tree file's bytes as one array: one copy of the file in memory (the parse adds
+    about 2x for the columns), no per-node objects. ``if_empty`` is the error text for
+    an empty file, after the file name."""
     path = Path(path)
     try:
         with open(path, "rb") as handle:
             if os.fstat(handle.fileno()).st_size == 0:
-                raise FormatError(f"{path}: byte 0: empty file, expected a root node")
-            # one copy of the file in memory (the parse adds about 2x for the columns), no per-node objects
-            buf = np.fromfile(handle, dtype=np.uint8)
-        return parse_binary(buf, str(path))
+                raise FormatError(f"{path}: {if_empty}")
+            return np.fromfile(handle, dtype=np.uint8)
     except OSError as exc:
         raise FormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def read_binary(path: str | os.PathLike) -> Tree:
+    """Read a ``.tree`` file. The file is read into one byte array and parsed in place."""
+    return parse_binary(read_file_bytes(path, "byte 0: empty file, expected a root node"), str(path))
 
 
 def check_counts(tree: Tree, name: str, skip_root: bool) -> None:

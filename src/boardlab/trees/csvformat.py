@@ -22,7 +22,6 @@ object is made per node except the float texts on writing.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Iterator
 
 import numba
@@ -30,7 +29,7 @@ import numpy as np
 
 from boardlab.core.errors import FormatError
 from boardlab.core.records import write_chunks_atomic
-from boardlab.trees.binary import CHUNK_NODES, INT32_MAX, check_counts, utf8_error
+from boardlab.trees.binary import CHUNK_NODES, INT32_MAX, check_counts, read_file_bytes, utf8_error
 from boardlab.trees.model import Labels, Tree
 
 HEADER = b"move,visits,visits2,mean_payout,state,children"
@@ -359,16 +358,7 @@ def parse_csv(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
 
 def read_csv(path: str | os.PathLike) -> Tree:
     """Read a CSV tree file (read into one byte array and parsed in place)."""
-    path = Path(path)
-    try:
-        with open(path, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size == 0:
-                raise FormatError(f"{path}: line 1: empty file, expected the root's row")
-            # one copy of the file in memory (the parse adds about 2x for the columns), no per-node objects
-            buf = np.fromfile(handle, dtype=np.uint8)
-        return parse_csv(buf, str(path))
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return parse_csv(read_file_bytes(path, "line 1: empty file, expected the root's row"), str(path))
 
 
 # ---------------------------------------------------------------- writing
