@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -168,7 +169,7 @@ def test_mirror_keys_are_one_symmetry_class():
 
 
 def test_book_round_trip_and_mirror_lookup(tmp_path):
-    book = OpeningBook(max_ply=4, complete_ply=2)
+    book = OpeningBook(max_ply=4, done_layers=0b111)
     book.add(Position.from_moves("12"), 3, [0, 4])
     path = tmp_path / "book.npz"
     book.save(path)
@@ -223,3 +224,57 @@ def test_shipped_book_knows_the_first_move():
     assert book.complete_ply >= 0
     # Allis and Allen (1988): the first player wins, only by starting in the centre; Pons: with the last stone
     assert book.best(Position.from_moves("")) == (1, [3])
+
+
+def _stones(key: int) -> int:
+    """Stones on the board of a position key (current + mask): adding one more bottom bit per column
+    leaves each column's highest set bit just above its stones."""
+    return sum((((key >> (7 * c)) & 0x7F) + 1).bit_length() - 1 for c in range(7))
+
+
+def test_book_builds_both_seats_apart_and_merges(tmp_path):
+    from boardlab.solvers.book import build_book, merge_books
+
+    root = "4444443332222"  # 13 stones: every line a few plies on solves in milliseconds
+    lines: list[str] = []
+    first = build_book(17, tmp_path / "first.npz", Solver(tt_size=(1 << 17) + 29), lines.append, seat="first", root=root)
+    second = build_book(16, tmp_path / "second.npz", Solver(tt_size=(1 << 17) + 29), lines.append, seat="second", root=root)
+    start = Position.from_moves(root)
+    checker = Solver(tt_size=(1 << 17) + 29)
+    assert first.best(start) == checker.best_moves(start)
+    for col in start.legal_columns():  # every opponent move is answered, with exact scores
+        child = start.play(col)
+        assert first.best(child) is None and second.best(child) == checker.best_moves(child)
+    # the perfect player's turns only: even distances from the root in one half, odd in the other
+    assert {_stones(k) for k in first.entries} == {13, 15, 17}
+    assert {_stones(k) for k in second.entries} == {14, 16}
+    merged = merge_books([tmp_path / "first.npz", tmp_path / "second.npz"], tmp_path / "book.npz")
+    assert merged.entries == {**first.entries, **second.entries}
+    assert OpeningBook.load(tmp_path / "book.npz").entries == merged.entries
+    assert merged.complete_ply == -1  # lines from a root say nothing about the empty board's layers
+    # a second run finds everything in place and solves nothing
+    again: list[str] = []
+    build_book(17, tmp_path / "first.npz", Solver(tt_size=(1 << 17) + 29), again.append, seat="first", root=root)
+    assert again and all("(0 solved now)" in line for line in again)
+
+
+def test_book_layers_of_two_halves_add_up(tmp_path):
+    first, second = OpeningBook(done_layers=0b10101), OpeningBook(done_layers=0b01010)
+    assert (first.complete_ply, second.complete_ply) == (0, -1)
+    first.merge(second)
+    assert first.complete_ply == 4
+    # a book written before the halves were built apart records complete_ply instead
+    np.savez(tmp_path / "old.npz", keys=np.array([0], dtype=np.uint64), scores=np.array([1], dtype=np.int8),
+             best=np.array([8], dtype=np.uint8), max_ply=np.int64(8), complete_ply=np.int64(0))
+    old = OpeningBook.load(tmp_path / "old.npz")
+    assert old.complete_ply == 0 and old.best(Position.from_moves("")) == (1, [3])
+
+
+def test_book_command_explains_bad_input(tmp_path, capsys):
+    from boardlab.solvers.book import main
+
+    assert main(["--root", "44x", "--out", str(tmp_path / "b.npz")]) == 2
+    assert "44x" in capsys.readouterr().err
+    (tmp_path / "bad.npz").write_bytes(b"junk")
+    assert main(["--merge", str(tmp_path / "bad.npz"), "--out", str(tmp_path / "b.npz")]) == 2
+    assert "bad.npz" in capsys.readouterr().err

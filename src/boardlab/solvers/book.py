@@ -13,11 +13,16 @@ File format (``numpy.savez_compressed``): ``keys`` uint64 (canonical keys,
 ``current + mask`` in Pons' layout, sorted), ``scores`` int8 (Pons' score for
 the player to move), ``best`` uint8 (bit ``c`` set when column ``c``, 0-based,
 is optimal, in the orientation of the canonical key), ``max_ply`` and
-``complete_ply`` (every position up to that ply is in the book).
+``done_layers`` (bit ``p`` set when every book position with ``p`` stones is
+in; files of older versions carry ``complete_ply`` instead).
 
-Regenerate the shipped book (stops and resumes: rerun the same command)::
+The two seats' lines are independent (even plies: perfect moves first; odd:
+second), so two processes can build them side by side and the halves be merged.
+Regenerate the shipped book (each command stops and resumes: rerun it)::
 
-    python -m boardlab.solvers.book --max-ply 6 --out src/boardlab/data/connect4_book.npz
+    python -m boardlab.solvers.book --seat first --max-ply 6 --out first.npz
+    python -m boardlab.solvers.book --seat second --max-ply 5 --out second.npz
+    python -m boardlab.solvers.book --merge first.npz second.npz --out src/boardlab/data/connect4_book.npz
 """
 
 from __future__ import annotations
@@ -32,9 +37,9 @@ from typing import Callable
 
 import numpy as np
 
-from boardlab.core.errors import FormatError
+from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
-from boardlab.solvers.connect4 import WIDTH, Position, Solver, mirror_key
+from boardlab.solvers.connect4 import WIDTH, Position, Solver, canonical_key, mirror_key
 
 BOOK_NAME = "connect4_book.npz"
 
@@ -46,10 +51,27 @@ def _mirror_columns(bits: int) -> int:
 class OpeningBook:
     """Scores and optimal columns of positions, looked up by canonical key."""
 
-    def __init__(self, entries: dict[int, tuple[int, int]] | None = None, max_ply: int = 0, complete_ply: int = -1) -> None:
+    def __init__(
+        self, entries: dict[int, tuple[int, int]] | None = None, max_ply: int = 0, done_layers: int = 0
+    ) -> None:
         self.entries: dict[int, tuple[int, int]] = entries if entries is not None else {}
         self.max_ply = max_ply
-        self.complete_ply = complete_ply
+        #: bit p set: every book position with p stones is in
+        self.done_layers = done_layers
+
+    @property
+    def complete_ply(self) -> int:
+        """The deepest ply such that every book position up to it is in (-1: not even the empty board)."""
+        ply = 0
+        while self.done_layers >> ply & 1:
+            ply += 1
+        return ply - 1
+
+    def merge(self, other: "OpeningBook") -> None:
+        """Take in another book's entries and finished layers (e.g. the other seat's half)."""
+        self.entries.update(other.entries)
+        self.max_ply = max(self.max_ply, other.max_ply)
+        self.done_layers |= other.done_layers
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -90,7 +112,7 @@ class OpeningBook:
         buffer = io.BytesIO()
         np.savez_compressed(
             buffer, keys=keys, scores=scores, best=best,
-            max_ply=np.int64(self.max_ply), complete_ply=np.int64(self.complete_ply),
+            max_ply=np.int64(self.max_ply), done_layers=np.int64(self.done_layers),
         )
         return buffer.getvalue()
 
@@ -102,13 +124,17 @@ class OpeningBook:
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
                 keys, scores, best = arrays["keys"], arrays["scores"], arrays["best"]
-                max_ply, complete_ply = int(arrays["max_ply"]), int(arrays["complete_ply"])
+                max_ply = int(arrays["max_ply"])
+                if "done_layers" in arrays:
+                    done_layers = int(arrays["done_layers"])
+                else:  # written before the seats were built apart
+                    done_layers = (1 << (int(arrays["complete_ply"]) + 1)) - 1
         except (OSError, ValueError, KeyError) as exc:
             raise FormatError(f"{source}: not a Connect Four opening book ({exc})") from None
         if not (keys.shape == scores.shape == best.shape) or keys.ndim != 1:
             raise FormatError(f"{source}: keys, scores and best differ in length")
         entries = {int(k): (int(s), int(b)) for k, s, b in zip(keys, scores, best)}
-        return cls(entries, max_ply, complete_ply)
+        return cls(entries, max_ply, done_layers)
 
     @classmethod
     def load(cls, path: Path) -> "OpeningBook":
@@ -150,42 +176,62 @@ def book_positions_at(book: OpeningBook, ply_positions: dict[int, Position], max
     return following
 
 
+SEATS = ("first", "second", "both")
+
+
 def build_book(
     max_ply: int,
     path: Path,
     solver: Solver | None = None,
     report: Callable[[str], None] = print,
     save_every: float = 30.0,
+    seat: str = "both",
+    root: str = "",
 ) -> OpeningBook:
-    """Fill (or resume filling) the book at ``path`` up to ``max_ply`` stones; saves as it goes."""
+    """Fill (or resume filling) the book at ``path`` up to ``max_ply`` stones with the lines of
+    ``seat`` ("first": the perfect player is to move at ``root``, "second": its opponent is,
+    "both"), from ``root`` (moves; empty: the empty board). Saves as it goes."""
+    if seat not in SEATS:
+        raise ValueError(f"seat must be one of {', '.join(SEATS)}, not {seat!r}")
     path = Path(path)
     book = OpeningBook.load(path) if path.exists() else OpeningBook()
     book.max_ply = max(max_ply, book.max_ply)
     solver = solver or Solver()
     solver.book = book
-    empty = Position(0, 0, 0)
-    layers: dict[int, dict[int, Position]] = {0: {empty.key(): empty}}
-    first = {}
-    for col in range(WIDTH):
-        pos = empty.play(col)
-        key = pos.key()
-        first.setdefault(min(key, mirror_key(key)), pos)
-    layers[1] = first
+    start_pos = Position.from_moves(root)
+    layers: dict[int, dict[int, Position]] = {}
+    if seat in ("first", "both"):
+        layers[start_pos.moves] = {canonical_key(start_pos): start_pos}
+    if seat in ("second", "both"):
+        replies: dict[int, Position] = {}
+        for col in start_pos.legal_columns():
+            if not start_pos.is_winning_move(col) and start_pos.moves + 1 < 42:
+                pos = start_pos.play(col)
+                replies.setdefault(canonical_key(pos), pos)
+        layers[start_pos.moves + 1] = replies
     last_save = time.monotonic()
     try:
-        for ply in range(max_ply + 1):
-            positions = layers.get(ply, {})
+        for ply in range(start_pos.moves, max_ply + 1):
+            if ply not in layers:
+                continue
+            positions = layers[ply]
             start, solved = time.monotonic(), 0
-            for key in sorted(positions):
+            for number, key in enumerate(sorted(positions), 1):
                 pos = positions[key]
                 if book.best(pos) is None:
+                    began = time.monotonic()
                     score, columns = solver.best_moves(pos)
                     book.add(pos, score, columns)
                     solved += 1
+                    report(
+                        f"ply {ply}: {number}/{len(positions)} score {score:+d} columns "
+                        f"{''.join(str(c + 1) for c in columns)} in {time.monotonic() - began:.1f} s"
+                    )
                     if time.monotonic() - last_save > save_every:
                         book.save(path)
                         last_save = time.monotonic()
-            book.complete_ply = max(book.complete_ply, ply)
+            if not root:  # "complete" speaks of the lines from the empty board
+                book.done_layers |= 1 << ply
             book.save(path)
             last_save = time.monotonic()
             report(f"ply {ply}: {len(positions)} positions ({solved} solved now) in {time.monotonic() - start:.1f} s; book {len(book)}")
@@ -197,17 +243,43 @@ def build_book(
     return book
 
 
+def merge_books(paths: list[Path], out: Path) -> OpeningBook:
+    """One book holding the entries and finished layers of all of ``paths``, written to ``out``."""
+    book = OpeningBook()
+    for path in paths:
+        book.merge(OpeningBook.load(path))
+    book.save(Path(out))
+    return book
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m boardlab.solvers.book",
-        description="Build (or resume) the Connect Four opening book of the perfect agent.",
+        description="Build (or resume) the Connect Four opening book of the perfect agent, or merge books.",
     )
     parser.add_argument("--max-ply", type=int, default=6, help="deepest position (stones on the board) to store")
+    parser.add_argument("--seat", choices=SEATS, default="both",
+                        help="whose lines to build: the perfect player's moving first (even plies), second (odd), or both")
+    parser.add_argument("--root", default="", metavar="MOVES",
+                        help="build the lines from this position (Pons moves, e.g. 4453) instead of the empty board")
     parser.add_argument("--out", type=Path, default=Path("src/boardlab/data") / BOOK_NAME, help="book file (.npz)")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="BOOK",
+                        help="instead of building: merge these books into --out")
     parser.add_argument("--tt-size", type=int, default=16777259,
                         help="transposition-table entries (a prime; 5 bytes each); the default is the first prime above 2**24")
     args = parser.parse_args(argv)
-    build_book(args.max_ply, args.out, Solver(tt_size=args.tt_size), report=lambda line: print(line, flush=True))
+    try:
+        if args.merge:
+            book = merge_books(args.merge, args.out)
+            print(f"{len(book)} positions, complete to ply {book.complete_ply}, written to {args.out}")
+            return 0
+        build_book(args.max_ply, args.out, Solver(tt_size=args.tt_size),
+                   report=lambda line: print(line, flush=True), seat=args.seat, root=args.root)
+    except (FormatError, BoardlabError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 
