@@ -20,6 +20,7 @@ import time
 
 from boardlab.agents.registry import make_agent
 from boardlab.core.registry import make
+from boardlab.solvers.book import default_book
 from boardlab.solvers.connect4 import Position, Solver
 
 
@@ -95,7 +96,9 @@ def main() -> None:
                         help="start positions (moves); 'first' = the side to move there, 'second' = the other; "
                              "default: the empty board")
     args = parser.parse_args()
-    checker = Solver()
+    # the checker reads the same book: its scores are the solver's own, and without it each check
+    # of an early position would take minutes
+    checker = Solver(book=default_book())
     results = []
     times: list[tuple[int, float]] = []
     timing = off_book_times(args.timing_plies, args.timing_per_ply, 5)

@@ -278,3 +278,24 @@ def test_book_command_explains_bad_input(tmp_path, capsys):
     (tmp_path / "bad.npz").write_bytes(b"junk")
     assert main(["--merge", str(tmp_path / "bad.npz"), "--out", str(tmp_path / "b.npz")]) == 2
     assert "bad.npz" in capsys.readouterr().err
+
+
+def test_search_takes_book_scores_of_positions_below_the_root():
+    root = Position.from_moves("4444443332222")
+    plain = Solver(tt_size=(1 << 17) + 29)
+    score = plain.solve(root)
+    searched = plain.nodes
+    book = OpeningBook()
+    for col in root.legal_columns():  # every child's exact score, but not the root's own
+        child = root.play(col)
+        book.add(child, plain.solve(child), [])
+    with_book = Solver(book=book, tt_size=(1 << 17) + 29)
+    assert with_book.solve(root) == score
+    # each null-window pass of the narrowing visits the root and looks its children up
+    assert with_book.nodes <= 8 * (1 + len(root.legal_columns())) < searched // 10
+    # the search trusts the book: a book claiming every child is lost for its mover makes the
+    # root a win of the largest score the book allows
+    liar = OpeningBook()
+    for col in root.legal_columns():
+        liar.add(root.play(col), -5, [])
+    assert Solver(book=liar, tt_size=(1 << 17) + 29).solve(root) == 5

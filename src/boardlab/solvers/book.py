@@ -20,9 +20,13 @@ The two seats' lines are independent (even plies: perfect moves first; odd:
 second), so two processes can build them side by side and the halves be merged.
 Regenerate the shipped book (each command stops and resumes: rerun it)::
 
-    python -m boardlab.solvers.book --seat first --max-ply 6 --out first.npz
-    python -m boardlab.solvers.book --seat second --max-ply 5 --out second.npz
+    python -m boardlab.solvers.book --seat first --max-ply 8 --out first.npz --partner second.npz &
+    python -m boardlab.solvers.book --seat second --max-ply 7 --out second.npz --partner first.npz
     python -m boardlab.solvers.book --merge first.npz second.npz --out src/boardlab/data/connect4_book.npz
+
+Each process reads the other's file as it grows: the search takes every score
+already in the book as known, so a position whose children are all in the book
+costs a handful of lookups.
 """
 
 from __future__ import annotations
@@ -44,6 +48,12 @@ from boardlab.solvers.connect4 import WIDTH, Position, Solver, canonical_key, mi
 BOOK_NAME = "connect4_book.npz"
 
 
+def _stones(key: int) -> int:
+    """Stones on the board of a position key (current + mask): adding one more bottom bit per
+    column leaves each column's highest set bit just above its stones."""
+    return sum((((key >> (7 * c)) & 0x7F) + 1).bit_length() - 1 for c in range(WIDTH))
+
+
 def _mirror_columns(bits: int) -> int:
     return sum(1 << (WIDTH - 1 - c) for c in range(WIDTH) if bits >> c & 1)
 
@@ -58,6 +68,7 @@ class OpeningBook:
         self.max_ply = max_ply
         #: bit p set: every book position with p stones is in
         self.done_layers = done_layers
+        self._arrays: tuple[np.ndarray, np.ndarray, int] | None = None
 
     @property
     def complete_ply(self) -> int:
@@ -67,8 +78,18 @@ class OpeningBook:
             ply += 1
         return ply - 1
 
+    def search_arrays(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(sorted canonical keys, scores, deepest ply): the form the compiled search reads."""
+        if self._arrays is None:
+            keys = np.array(sorted(self.entries), dtype=np.uint64)
+            scores = np.array([self.entries[int(k)][0] for k in keys], dtype=np.int8)
+            deepest = max((_stones(int(k)) for k in keys), default=-1)
+            self._arrays = (keys, scores, deepest)
+        return self._arrays
+
     def merge(self, other: "OpeningBook") -> None:
         """Take in another book's entries and finished layers (e.g. the other seat's half)."""
+        self._arrays = None
         self.entries.update(other.entries)
         self.max_ply = max(self.max_ply, other.max_ply)
         self.done_layers |= other.done_layers
@@ -103,6 +124,7 @@ class OpeningBook:
         if mirrored < key:
             key, bits = mirrored, _mirror_columns(bits)
         self.entries[key] = (score, bits)
+        self._arrays = None
 
     # --- files -----------------------------------------------------------------
     def to_bytes(self) -> bytes:
@@ -187,10 +209,14 @@ def build_book(
     save_every: float = 30.0,
     seat: str = "both",
     root: str = "",
+    partner: Path | None = None,
 ) -> OpeningBook:
     """Fill (or resume filling) the book at ``path`` up to ``max_ply`` stones with the lines of
     ``seat`` ("first": the perfect player is to move at ``root``, "second": its opponent is,
-    "both"), from ``root`` (moves; empty: the empty board). Saves as it goes."""
+    "both"), from ``root`` (moves; empty: the empty board). Saves as it goes.
+
+    ``partner``: the book file another process is building (the other seat's lines); its
+    entries are read in whenever it changes, since the search uses every known score."""
     if seat not in SEATS:
         raise ValueError(f"seat must be one of {', '.join(SEATS)}, not {seat!r}")
     path = Path(path)
@@ -209,6 +235,20 @@ def build_book(
                 pos = start_pos.play(col)
                 replies.setdefault(canonical_key(pos), pos)
         layers[start_pos.moves + 1] = replies
+    partner_seen = 0.0
+
+    def read_partner() -> None:
+        nonlocal partner_seen
+        if partner is None or not Path(partner).exists():
+            return
+        changed = Path(partner).stat().st_mtime
+        if changed != partner_seen:
+            partner_seen = changed
+            try:
+                book.merge(OpeningBook.load(Path(partner)))
+            except FormatError as exc:  # caught mid-write by a foreign tool: read it next time
+                report(f"partner book not read: {exc}")
+
     last_save = time.monotonic()
     try:
         for ply in range(start_pos.moves, max_ply + 1):
@@ -216,8 +256,9 @@ def build_book(
                 continue
             positions = layers[ply]
             start, solved = time.monotonic(), 0
-            for number, key in enumerate(sorted(positions), 1):
-                pos = positions[key]
+            # in the order they were found: siblings share most of their search (and the table)
+            for number, pos in enumerate(positions.values(), 1):
+                read_partner()
                 if book.best(pos) is None:
                     began = time.monotonic()
                     score, columns = solver.best_moves(pos)
@@ -263,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", default="", metavar="MOVES",
                         help="build the lines from this position (Pons moves, e.g. 4453) instead of the empty board")
     parser.add_argument("--out", type=Path, default=Path("src/boardlab/data") / BOOK_NAME, help="book file (.npz)")
+    parser.add_argument("--partner", type=Path, metavar="BOOK",
+                        help="the book another process builds at the same time (the other seat): "
+                             "its scores are read in as they come and used by the search")
     parser.add_argument("--merge", type=Path, nargs="+", metavar="BOOK",
                         help="instead of building: merge these books into --out")
     parser.add_argument("--tt-size", type=int, default=16777259,
@@ -274,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{len(book)} positions, complete to ply {book.complete_ply}, written to {args.out}")
             return 0
         build_book(args.max_ply, args.out, Solver(tt_size=args.tt_size),
-                   report=lambda line: print(line, flush=True), seat=args.seat, root=args.root)
+                   report=lambda line: print(line, flush=True), seat=args.seat, root=args.root,
+                   partner=args.partner)
     except (FormatError, BoardlabError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

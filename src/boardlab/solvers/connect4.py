@@ -146,15 +146,37 @@ def _tt_put(keys, values, key, value):
     values[i] = np.uint8(value)
 
 
+# --- the opening book inside the search ------------------------------------------
+_NOT_IN_BOOK = 127
+
+
+@njit(cache=True, inline="always")
+def _book_score(key, book_keys, book_scores):
+    """Score of a position in the book (looked up by its or its mirror image's key, whichever is
+    smaller), else ``_NOT_IN_BOOK``."""
+    mirrored = _ZERO
+    for c in range(WIDTH):
+        mirrored |= ((key >> _U(7 * c)) & _U(0x7F)) << _U(7 * (WIDTH - 1 - c))
+    if mirrored < key:
+        key = mirrored
+    i = np.searchsorted(book_keys, key)
+    if i < book_keys.shape[0] and book_keys[i] == key:
+        return np.int64(book_scores[i])
+    return np.int64(_NOT_IN_BOOK)
+
+
 # Stored bytes: 1 .. 37 are upper bounds (value + MIN_SCORE - 1), 38 .. 74 lower
 # bounds (value + 2*MIN_SCORE - MAX_SCORE - 2), 0 an empty slot.
 _UPPER_MAX = MAX_SCORE - MIN_SCORE + 1
 
 
 @njit(cache=True)
-def _negamax(current, mask, moves, alpha, beta, keys, values, counter, move_buf, score_buf):
+def _negamax(current, mask, moves, alpha, beta, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf):
     """Score of a position where the player to move cannot win at once, within [alpha, beta]:
-    exact if inside, else a bound on the side it fell (fail-soft as in Pons' solver)."""
+    exact if inside, else a bound on the side it fell (fail-soft as in Pons' solver).
+
+    ``book_keys`` (sorted canonical keys) and ``book_scores`` are positions of at most
+    ``book_ply`` stones whose exact score is known: the search takes them as they are."""
     counter[0] += 1
     possible = _non_losing_moves(current, mask)
     if possible == _ZERO:
@@ -172,6 +194,10 @@ def _negamax(current, mask, moves, alpha, beta, keys, values, counter, move_buf,
         if alpha >= beta:
             return beta
     key = current + mask
+    if moves <= book_ply:
+        known = _book_score(key, book_keys, book_scores)
+        if known != _NOT_IN_BOOK:
+            return known
     stored = _tt_get(keys, values, key)
     if stored != 0:
         if stored > _UPPER_MAX:
@@ -211,7 +237,7 @@ def _negamax(current, mask, moves, alpha, beta, keys, values, counter, move_buf,
         child_current = current ^ mask
         child_mask = mask | move
         score = -_negamax(
-            child_current, child_mask, moves + 1, -beta, -alpha, keys, values, counter, move_buf, score_buf
+            child_current, child_mask, moves + 1, -beta, -alpha, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf
         )
         if score >= beta:
             _tt_put(keys, values, key, score + MAX_SCORE - 2 * MIN_SCORE + 2)
@@ -223,7 +249,7 @@ def _negamax(current, mask, moves, alpha, beta, keys, values, counter, move_buf,
 
 
 @njit(cache=True)
-def _solve(current, mask, moves, keys, values, counter, weak, move_buf, score_buf):
+def _solve(current, mask, moves, keys, values, book_keys, book_scores, book_ply, counter, weak, move_buf, score_buf):
     """Exact score (weak: only its sign) of a position that is not over; the buffers are
     the search's scratch rows, ``(SIZE + 1, WIDTH)``."""
     if _can_win_next(current, mask):
@@ -240,7 +266,7 @@ def _solve(current, mask, moves, keys, values, counter, weak, move_buf, score_bu
             med = low // 2
         elif med >= 0 and high // 2 > med:
             med = high // 2
-        r = _negamax(current, mask, moves, med, med + 1, keys, values, counter, move_buf, score_buf)
+        r = _negamax(current, mask, moves, med, med + 1, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf)
         if r <= med:
             high = r
         else:
@@ -249,18 +275,21 @@ def _solve(current, mask, moves, keys, values, counter, weak, move_buf, score_bu
 
 
 @njit(cache=True)
-def _score_at_most(current, mask, moves, bound, keys, values, counter, move_buf, score_buf):
+def _score_at_most(current, mask, moves, bound, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf):
     """Whether the position's exact score is at most ``bound`` (one null-window search)."""
     if _can_win_next(current, mask):
         return (SIZE + 1 - moves) // 2 <= bound
-    return _negamax(current, mask, moves, bound, bound + 1, keys, values, counter, move_buf, score_buf) <= bound
+    return _negamax(current, mask, moves, bound, bound + 1, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf) <= bound
 
 
 @njit(cache=True)
-def _solve_many(currents, masks, moves, keys, values, counter, out, move_buf, score_buf):
+def _solve_many(currents, masks, moves, keys, values, book_keys, book_scores, book_ply, counter, out, move_buf, score_buf):
     """Solve a batch in one compiled loop (no per-position call overhead), sharing the table."""
     for i in range(currents.shape[0]):
-        out[i] = _solve(currents[i], masks[i], moves[i], keys, values, counter, False, move_buf, score_buf)
+        out[i] = _solve(
+            currents[i], masks[i], moves[i], keys, values, book_keys, book_scores, book_ply, counter, False,
+            move_buf, score_buf,
+        )
 
 
 @njit(cache=True)
@@ -396,11 +425,15 @@ def win_score(moves: int) -> int:
 
 
 # --- the solver ----------------------------------------------------------------
+_NO_BOOK = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int8), -1)
+
 class Solver:
     """Solves 7x6 Connect Four positions exactly; keeps its transposition table between calls.
 
     ``book`` (an :class:`~boardlab.solvers.book.OpeningBook` or any mapping with
-    ``get(position) -> score or None``) answers positions it holds without search.
+    ``get(position) -> score or None``) answers positions it holds without search; one that
+    also has ``search_arrays()`` (sorted canonical keys, scores, deepest ply) is consulted
+    inside the search too, so positions that lead into the book are solved faster.
     ``nodes`` counts the positions searched since the last :meth:`reset_nodes`.
     """
 
@@ -414,6 +447,10 @@ class Solver:
         self._moves_buf = np.zeros((SIZE + 1, WIDTH), dtype=np.uint64)
         self._scores_buf = np.zeros((SIZE + 1, WIDTH), dtype=np.int64)
         self.book = book
+
+    def _search_book(self) -> tuple[np.ndarray, np.ndarray, int]:
+        arrays = getattr(self.book, "search_arrays", None)
+        return _NO_BOOK if arrays is None else arrays()
 
     @property
     def nodes(self) -> int:
@@ -437,19 +474,19 @@ class Solver:
                 return score
         return int(
             _solve(
-                _U(pos.current), _U(pos.mask), pos.moves, self.keys, self.values, self._counter, weak,
+                _U(pos.current), _U(pos.mask), pos.moves, self.keys, self.values, *self._search_book(), self._counter, weak,
                 self._moves_buf, self._scores_buf,
             )
         )
 
     def solve_many(self, positions) -> np.ndarray:
-        """Exact scores of many positions, searched in one compiled loop (the book is not used)."""
+        """Exact scores of many positions, searched in one compiled loop (the book only inside the search)."""
         parsed = [Position.of(p) for p in positions]
         currents = np.array([p.current for p in parsed], dtype=np.uint64)
         masks = np.array([p.mask for p in parsed], dtype=np.uint64)
         moves = np.array([p.moves for p in parsed], dtype=np.int64)
         out = np.empty(len(parsed), dtype=np.int64)
-        _solve_many(currents, masks, moves, self.keys, self.values, self._counter, out, self._moves_buf, self._scores_buf)
+        _solve_many(currents, masks, moves, self.keys, self.values, *self._search_book(), self._counter, out, self._moves_buf, self._scores_buf)
         return out
 
     def move_scores(self, position) -> dict[int, int | None]:
@@ -496,7 +533,7 @@ class Solver:
                     ok = bool(
                         _score_at_most(
                             _U(child.current), _U(child.mask), child.moves, -best, self.keys, self.values,
-                            self._counter, self._moves_buf, self._scores_buf,
+                            *self._search_book(), self._counter, self._moves_buf, self._scores_buf,
                         )
                     )
             if ok:
