@@ -18,6 +18,7 @@ from boardlab.solvers.connect4 import (
     Solver,
     canonical_key,
     depth_limited_scores,
+    key_stones,
     mirror_key,
     read_positions,
     reference_score,
@@ -226,12 +227,6 @@ def test_shipped_book_knows_the_first_move():
     assert book.best(Position.from_moves("")) == (1, [3])
 
 
-def _stones(key: int) -> int:
-    """Stones on the board of a position key (current + mask): adding one more bottom bit per column
-    leaves each column's highest set bit just above its stones."""
-    return sum((((key >> (7 * c)) & 0x7F) + 1).bit_length() - 1 for c in range(7))
-
-
 def test_book_builds_both_seats_apart_and_merges(tmp_path):
     from boardlab.solvers.book import build_book, merge_books
 
@@ -246,8 +241,8 @@ def test_book_builds_both_seats_apart_and_merges(tmp_path):
         child = start.play(col)
         assert first.best(child) is None and second.best(child) == checker.best_moves(child)
     # the perfect player's turns only: even distances from the root in one half, odd in the other
-    assert {_stones(k) for k in first.entries} == {13, 15, 17}
-    assert {_stones(k) for k in second.entries} == {14, 16}
+    assert {key_stones(k) for k in first.entries} == {13, 15, 17}
+    assert {key_stones(k) for k in second.entries} == {14, 16}
     merged = merge_books([tmp_path / "first.npz", tmp_path / "second.npz"], tmp_path / "book.npz")
     assert merged.entries == {**first.entries, **second.entries}
     assert OpeningBook.load(tmp_path / "book.npz").entries == merged.entries
@@ -299,3 +294,13 @@ def test_search_takes_book_scores_of_positions_below_the_root():
     for col in root.legal_columns():
         liar.add(root.play(col), -5, [])
     assert Solver(book=liar, tt_size=(1 << 17) + 29).solve(root) == 5
+
+
+@given(st.lists(st.integers(0, 6), max_size=30))
+@settings(max_examples=60, deadline=None)
+def test_key_stones_counts_the_stones_of_any_position(columns):
+    pos = Position.from_moves("")
+    for col in columns:
+        if pos.can_play(col) and not pos.is_winning_move(col) and pos.moves < 41:
+            pos = pos.play(col)
+    assert key_stones(pos.key()) == pos.moves == key_stones(mirror_key(pos.key()))

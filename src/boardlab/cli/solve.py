@@ -32,7 +32,7 @@ def _progress(label: str, total: int) -> Progress:
 def solve(
     position: str = typer.Option(None, "--position", "-p", help="Moves from the empty board in Pons' notation, e.g. 4453 (columns 1-7); empty string: the empty board."),
     positions: Path = typer.Option(None, "--positions", help="Solve every line of a benchmark file ('MOVES SCORE' or 'MOVES' per line)."),
-    book: bool = typer.Option(True, "--book/--no-book", help="Answer positions of the shipped opening book without search."),
+    book: bool = typer.Option(True, "--book/--no-book", help="Use the shipped opening book: its positions are answered, and positions leading into it solved, with little or no search (--no-book: search everything, e.g. to time the solver)."),
     json_out: bool = typer.Option(
         False, "--json",
         help="With --position: one JSON object {score, moves: {\"1\": score or null when the column is full, ... \"7\"}, nodes, seconds}. "

@@ -43,15 +43,9 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
-from boardlab.solvers.connect4 import WIDTH, Position, Solver, canonical_key, mirror_key
+from boardlab.solvers.connect4 import WIDTH, Position, Solver, canonical_key, key_stones, mirror_key
 
 BOOK_NAME = "connect4_book.npz"
-
-
-def _stones(key: int) -> int:
-    """Stones on the board of a position key (current + mask): adding one more bottom bit per
-    column leaves each column's highest set bit just above its stones."""
-    return sum((((key >> (7 * c)) & 0x7F) + 1).bit_length() - 1 for c in range(WIDTH))
 
 
 def _mirror_columns(bits: int) -> int:
@@ -83,7 +77,7 @@ class OpeningBook:
         if self._arrays is None:
             keys = np.array(sorted(self.entries), dtype=np.uint64)
             scores = np.array([self.entries[int(k)][0] for k in keys], dtype=np.int8)
-            deepest = max((_stones(int(k)) for k in keys), default=-1)
+            deepest = max((key_stones(int(k)) for k in keys), default=-1)
             self._arrays = (keys, scores, deepest)
         return self._arrays
 

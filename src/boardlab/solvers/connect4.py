@@ -405,6 +405,12 @@ def mirror_key(key: int) -> int:
     return out
 
 
+def key_stones(key: int) -> int:
+    """Stones on the board of a position key (current + mask): adding one more bottom bit per
+    column leaves each column's highest set bit just above its stones."""
+    return sum((((key >> (7 * c)) & 0x7F) + 1).bit_length() - 1 for c in range(WIDTH))
+
+
 def canonical_key(position: Position) -> int:
     """The smaller of the keys of a position and its mirror image: one key per symmetry class."""
     key = position.key()
