@@ -200,14 +200,15 @@ def build_book(
     path: Path,
     solver: Solver | None = None,
     report: Callable[[str], None] = print,
-    save_every: float = 30.0,
+    save_every: float = 1.0,
     seat: str = "both",
     root: str = "",
     partner: Path | None = None,
 ) -> OpeningBook:
     """Fill (or resume filling) the book at ``path`` up to ``max_ply`` stones with the lines of
     ``seat`` ("first": the perfect player is to move at ``root``, "second": its opponent is,
-    "both"), from ``root`` (moves; empty: the empty board). Saves as it goes.
+    "both"), from ``root`` (moves; empty: the empty board). Saves as it goes (at most
+    ``save_every`` seconds of finished positions are lost when the process is killed).
 
     ``partner``: the book file another process is building (the other seat's lines); its
     entries are read in whenever it changes, since the search uses every known score."""
