@@ -171,7 +171,9 @@ _UPPER_MAX = MAX_SCORE - MIN_SCORE + 1
 
 
 @njit(cache=True)
-def _negamax(current, mask, moves, alpha, beta, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf):
+def _negamax(
+    current, mask, moves, alpha, beta, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf
+):
     """Score of a position where the player to move cannot win at once, within [alpha, beta]:
     exact if inside, else a bound on the side it fell (fail-soft as in Pons' solver).
 
@@ -237,7 +239,8 @@ def _negamax(current, mask, moves, alpha, beta, keys, values, book_keys, book_sc
         child_current = current ^ mask
         child_mask = mask | move
         score = -_negamax(
-            child_current, child_mask, moves + 1, -beta, -alpha, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf
+            child_current, child_mask, moves + 1, -beta, -alpha,
+            keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf,
         )
         if score >= beta:
             _tt_put(keys, values, key, score + MAX_SCORE - 2 * MIN_SCORE + 2)
@@ -266,7 +269,9 @@ def _solve(current, mask, moves, keys, values, book_keys, book_scores, book_ply,
             med = low // 2
         elif med >= 0 and high // 2 > med:
             med = high // 2
-        r = _negamax(current, mask, moves, med, med + 1, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf)
+        r = _negamax(
+            current, mask, moves, med, med + 1, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf
+        )
         if r <= med:
             high = r
         else:
@@ -275,15 +280,22 @@ def _solve(current, mask, moves, keys, values, book_keys, book_scores, book_ply,
 
 
 @njit(cache=True)
-def _score_at_most(current, mask, moves, bound, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf):
+def _score_at_most(
+    current, mask, moves, bound, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf
+):
     """Whether the position's exact score is at most ``bound`` (one null-window search)."""
     if _can_win_next(current, mask):
         return (SIZE + 1 - moves) // 2 <= bound
-    return _negamax(current, mask, moves, bound, bound + 1, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf) <= bound
+    score = _negamax(
+        current, mask, moves, bound, bound + 1, keys, values, book_keys, book_scores, book_ply, counter, move_buf, score_buf
+    )
+    return score <= bound
 
 
 @njit(cache=True)
-def _solve_many(currents, masks, moves, keys, values, book_keys, book_scores, book_ply, counter, out, move_buf, score_buf):
+def _solve_many(
+    currents, masks, moves, keys, values, book_keys, book_scores, book_ply, counter, out, move_buf, score_buf
+):
     """Solve a batch in one compiled loop (no per-position call overhead), sharing the table."""
     for i in range(currents.shape[0]):
         out[i] = _solve(
@@ -433,6 +445,7 @@ def win_score(moves: int) -> int:
 # --- the solver ----------------------------------------------------------------
 _NO_BOOK = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int8), -1)
 
+
 class Solver:
     """Solves 7x6 Connect Four positions exactly; keeps its transposition table between calls.
 
@@ -480,7 +493,8 @@ class Solver:
                 return score
         return int(
             _solve(
-                _U(pos.current), _U(pos.mask), pos.moves, self.keys, self.values, *self._search_book(), self._counter, weak,
+                _U(pos.current), _U(pos.mask), pos.moves, self.keys, self.values, *self._search_book(),
+                self._counter, weak,
                 self._moves_buf, self._scores_buf,
             )
         )
@@ -492,7 +506,10 @@ class Solver:
         masks = np.array([p.mask for p in parsed], dtype=np.uint64)
         moves = np.array([p.moves for p in parsed], dtype=np.int64)
         out = np.empty(len(parsed), dtype=np.int64)
-        _solve_many(currents, masks, moves, self.keys, self.values, *self._search_book(), self._counter, out, self._moves_buf, self._scores_buf)
+        _solve_many(
+            currents, masks, moves, self.keys, self.values, *self._search_book(), self._counter, out,
+            self._moves_buf, self._scores_buf,
+        )
         return out
 
     def move_scores(self, position) -> dict[int, int | None]:
