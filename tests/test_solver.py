@@ -231,7 +231,7 @@ def test_book_builds_both_seats_apart_and_merges(tmp_path):
     from boardlab.solvers.book import build_book, merge_books
 
     root = "4444443332222"  # 13 stones: every line a few plies on solves in milliseconds
-    lines: list[str] = []
+    lines: list[dict] = []
     first = build_book(17, tmp_path / "first.npz", Solver(tt_size=(1 << 17) + 29), lines.append, seat="first", root=root)
     second = build_book(
         16, tmp_path / "second.npz", Solver(tt_size=(1 << 17) + 29), lines.append, seat="second", root=root,
@@ -252,9 +252,10 @@ def test_book_builds_both_seats_apart_and_merges(tmp_path):
     assert OpeningBook.load(tmp_path / "book.npz").entries == merged.entries
     assert merged.complete_ply == -1  # lines from a root say nothing about the empty board's layers
     # a second run finds everything in place and solves nothing
-    again: list[str] = []
+    again: list[dict] = []
     build_book(17, tmp_path / "first.npz", Solver(tt_size=(1 << 17) + 29), again.append, seat="first", root=root)
-    assert again and all("(0 solved now)" in line for line in again)
+    assert [e["ply"] for e in again] == [13, 15, 17] and all(e["solved"] == 0 for e in again)
+    assert {e["ply"] for e in lines if e["event"] == "position"} == {13, 14, 15, 16, 17}
 
 
 def test_book_layers_of_two_halves_add_up(tmp_path):
@@ -272,11 +273,33 @@ def test_book_layers_of_two_halves_add_up(tmp_path):
 def test_book_command_explains_bad_input(tmp_path, capsys):
     from boardlab.solvers.book import main
 
+    with pytest.raises(SpecError, match="odd"):
+        Solver(tt_size=1 << 20)
+
     assert main(["--root", "44x", "--out", str(tmp_path / "b.npz")]) == 2
     assert "44x" in capsys.readouterr().err
     (tmp_path / "bad.npz").write_bytes(b"junk")
     assert main(["--merge", str(tmp_path / "bad.npz"), "--out", str(tmp_path / "b.npz")]) == 2
     assert "bad.npz" in capsys.readouterr().err
+
+
+def test_book_command_streams_json_and_merges(tmp_path, capsys):
+    import json
+
+    from boardlab.solvers.book import main
+
+    out = tmp_path / "b.npz"
+    assert main(["--root", "4444443332222", "--seat", "first", "--max-ply", "15", "--out", str(out),
+                 "--tt-size", str((1 << 17) + 29), "--json"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {e["event"] for e in events} == {"position", "layer"}
+    solved = [e for e in events if e["event"] == "position"]
+    assert solved[0]["ply"] == 13 and set(solved[0]) == {"event", "ply", "number", "of", "score", "columns", "seconds"}
+    assert events[-1] == {**events[-1], "event": "layer", "ply": 15, "book": len(OpeningBook.load(out))}
+    assert main(["--merge", str(out), str(out), "--out", str(tmp_path / "m.npz"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "positions": len(OpeningBook.load(out)), "complete_ply": -1, "out": str(tmp_path / "m.npz"),
+    }
 
 
 def test_search_takes_book_scores_of_positions_below_the_root():

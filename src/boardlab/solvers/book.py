@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import sys
 import time
 from importlib import resources
@@ -199,7 +200,7 @@ def build_book(
     max_ply: int,
     path: Path,
     solver: Solver | None = None,
-    report: Callable[[str], None] = print,
+    report: Callable[[dict], None] = print,
     save_every: float = 1.0,
     seat: str = "both",
     root: str = "",
@@ -211,7 +212,12 @@ def build_book(
     ``save_every`` seconds of finished positions are lost when the process is killed).
 
     ``partner``: the book file another process is building (the other seat's lines); its
-    entries are read in whenever it changes, since the search uses every known score."""
+    entries are read in whenever it changes, since the search uses every known score.
+
+    ``report`` receives one dict per event: ``{"event": "position", "ply", "number", "of",
+    "score", "columns" (1-7), "seconds"}`` per position solved, ``{"event": "layer", "ply",
+    "positions", "solved", "seconds", "book"}`` per finished ply, ``{"event": "stopped",
+    "book", "path"}`` on Ctrl-C and ``{"event": "warning", "message"}``."""
     if seat not in SEATS:
         raise ValueError(f"seat must be one of {', '.join(SEATS)}, not {seat!r}")
     path = Path(path)
@@ -242,7 +248,7 @@ def build_book(
             try:
                 book.merge(OpeningBook.load(Path(partner)))
             except FormatError as exc:  # caught mid-write by a foreign tool: read it next time
-                report(f"partner book not read: {exc}")
+                report({"event": "warning", "message": f"partner book not read: {exc}"})
 
     last_save = time.monotonic()
     try:
@@ -259,10 +265,10 @@ def build_book(
                     score, columns = solver.best_moves(pos)
                     book.add(pos, score, columns)
                     solved += 1
-                    report(
-                        f"ply {ply}: {number}/{len(positions)} score {score:+d} columns "
-                        f"{''.join(str(c + 1) for c in columns)} in {time.monotonic() - began:.1f} s"
-                    )
+                    report({
+                        "event": "position", "ply": ply, "number": number, "of": len(positions), "score": score,
+                        "columns": [c + 1 for c in columns], "seconds": round(time.monotonic() - began, 3),
+                    })
                     if time.monotonic() - last_save > save_every:
                         book.save(path)
                         last_save = time.monotonic()
@@ -270,11 +276,14 @@ def build_book(
                 book.done_layers |= 1 << ply
             book.save(path)
             last_save = time.monotonic()
-            report(f"ply {ply}: {len(positions)} positions ({solved} solved now) in {time.monotonic() - start:.1f} s; book {len(book)}")
+            report({
+                "event": "layer", "ply": ply, "positions": len(positions), "solved": solved,
+                "seconds": round(time.monotonic() - start, 3), "book": len(book),
+            })
             layers[ply + 2] = book_positions_at(book, positions, max_ply)
     except KeyboardInterrupt:
         book.save(path)
-        report(f"stopped; {len(book)} positions saved to {path} (rerun to resume)")
+        report({"event": "stopped", "book": len(book), "path": str(path)})
         raise
     return book
 
@@ -286,6 +295,21 @@ def merge_books(paths: list[Path], out: Path) -> OpeningBook:
         book.merge(OpeningBook.load(path))
     book.save(Path(out))
     return book
+
+
+def describe(event: dict) -> str:
+    """One line of text for a builder event."""
+    kind = event["event"]
+    if kind == "position":
+        columns = "".join(str(c) for c in event["columns"])
+        return (f"ply {event['ply']}: {event['number']}/{event['of']} score {event['score']:+d} "
+                f"columns {columns} in {event['seconds']:.1f} s")
+    if kind == "layer":
+        return (f"ply {event['ply']}: {event['positions']} positions ({event['solved']} solved now) "
+                f"in {event['seconds']:.1f} s; book {event['book']}")
+    if kind == "stopped":
+        return f"stopped; {event['book']} positions saved to {event['path']} (rerun to resume)"
+    return f"warning: {event['message']}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -305,15 +329,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--merge", type=Path, nargs="+", metavar="BOOK",
                         help="instead of building: merge these books into --out")
     parser.add_argument("--tt-size", type=int, default=16777259,
-                        help="transposition-table entries (a prime; 5 bytes each); the default is the first prime above 2**24")
+                        help="transposition-table entries (odd, above 2**17; 5 bytes each); "
+                             "the default is the first prime above 2**24")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per line: {event: position, ply, number, of, score, columns, seconds} "
+                             "per solved position, {event: layer, ply, positions, solved, seconds, book} per finished "
+                             "ply, {event: stopped, book, path}, {event: warning, message}; with --merge one object "
+                             "{positions, complete_ply, out}")
     args = parser.parse_args(argv)
+
+    def emit(event: dict) -> None:
+        print(json.dumps(event) if args.json else describe(event), flush=True)
+
     try:
         if args.merge:
             book = merge_books(args.merge, args.out)
-            print(f"{len(book)} positions, complete to ply {book.complete_ply}, written to {args.out}")
+            if args.json:
+                print(json.dumps({"positions": len(book), "complete_ply": book.complete_ply, "out": str(args.out)}))
+            else:
+                print(f"{len(book)} positions, complete to ply {book.complete_ply}, written to {args.out}")
             return 0
         build_book(args.max_ply, args.out, Solver(tt_size=args.tt_size),
-                   report=lambda line: print(line, flush=True), seat=args.seat, root=args.root,
+                   report=emit, seat=args.seat, root=args.root,
                    partner=args.partner)
     except (FormatError, BoardlabError) as exc:
         print(f"error: {exc}", file=sys.stderr)

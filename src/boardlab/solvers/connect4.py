@@ -457,8 +457,9 @@ class Solver:
     """
 
     def __init__(self, book=None, tt_size: int = TT_SIZE) -> None:
-        if tt_size < (1 << 17) + 1:
-            raise SpecError("the transposition table needs more than 2**17 entries to identify keys exactly")
+        if tt_size < (1 << 17) + 1 or tt_size % 2 == 0:
+            # the slot (key mod size) and the stored low 32 bits pin down a 49-bit key only then
+            raise SpecError(f"the transposition table needs an odd number of entries above 2**17, not {tt_size}")
         self.keys = np.zeros(tt_size, dtype=np.uint32)
         self.values = np.zeros(tt_size, dtype=np.uint8)
         self._counter = np.zeros(1, dtype=np.int64)
