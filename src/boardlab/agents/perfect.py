@@ -2,9 +2,11 @@
 
 It plays a move of the best score in Pons' convention: the quickest win, else a
 draw, else the slowest loss; ties are broken by the agent's seeded generator.
-Positions in the shipped opening book are answered at once; others are solved
-(milliseconds late in the game, seconds for some early positions outside the
-book, see docs/benchmarks/solver.md).
+Positions in the shipped opening book are answered at once, and the search
+takes the book's scores for any position it meets, so positions one move off a
+book line cost a few lookups. Others are solved: milliseconds late in the game,
+seconds to minutes for early balanced positions far from the book's lines (see
+docs/benchmarks/solver.md for what the book covers and the times measured).
 
 ``perfect:depth=N`` is a weaker player: negamax N plies deep (its own move
 included) that scores games decided within the horizon exactly and all else 0.
