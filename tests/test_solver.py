@@ -325,9 +325,11 @@ def test_search_takes_book_scores_of_positions_below_the_root():
 
 @given(st.lists(st.integers(0, 6), max_size=30))
 @settings(max_examples=60, deadline=None)
-def test_key_stones_counts_the_stones_of_any_position(columns):
+def test_a_key_gives_back_its_position(columns):
     pos = Position.from_moves("")
     for col in columns:
         if pos.can_play(col) and not pos.is_winning_move(col) and pos.moves < 41:
             pos = pos.play(col)
     assert key_stones(pos.key()) == pos.moves == key_stones(mirror_key(pos.key()))
+    again = Position.from_key(pos.key())
+    assert (again.current, again.mask, again.moves) == (pos.current, pos.mask, pos.moves)

@@ -367,6 +367,19 @@ class Position:
         return cls(current, mask, len(text))
 
     @classmethod
+    def from_key(cls, key: int) -> "Position":
+        """The position of a key (``current + mask``, e.g. from the opening book): each column's
+        stones are the bits below its highest set bit once one bottom bit is added."""
+        current = mask = 0
+        for c in range(WIDTH):
+            column = (key >> (7 * c)) & 0x7F
+            height = (column + 1).bit_length() - 1
+            stones = (1 << height) - 1
+            mask |= stones << (7 * c)
+            current |= (column - stones) << (7 * c)
+        return cls(current, mask, bin(mask).count("1"))
+
+    @classmethod
     def from_state(cls, state) -> "Position":
         game = getattr(state, "game", None)
         if getattr(game, "name", None) != "connect4":
@@ -418,8 +431,7 @@ def mirror_key(key: int) -> int:
 
 
 def key_stones(key: int) -> int:
-    """Stones on the board of a position key (current + mask): adding one more bottom bit per
-    column leaves each column's highest set bit just above its stones."""
+    """Stones on the board of a position key (see :meth:`Position.from_key`)."""
     return sum((((key >> (7 * c)) & 0x7F) + 1).bit_length() - 1 for c in range(WIDTH))
 
 
