@@ -333,3 +333,22 @@ def test_a_key_gives_back_its_position(columns):
     assert key_stones(pos.key()) == pos.moves == key_stones(mirror_key(pos.key()))
     again = Position.from_key(pos.key())
     assert (again.current, again.mask, again.moves) == (pos.current, pos.mask, pos.moves)
+
+
+def test_shipped_book_agrees_with_a_search_without_it():
+    from boardlab.solvers.book import check_book, default_book
+
+    rows = check_book(default_book(), 3, seed=7, solver=Solver(tt_size=(1 << 20) + 7))
+    assert len(rows) == 3 and all(row["agrees"] for row in rows), rows
+
+
+def test_book_check_reports_a_wrong_entry(tmp_path, capsys):
+    from boardlab.solvers.book import main
+
+    book = OpeningBook()
+    pos = Position.from_moves("4444443332222")
+    best, columns = Solver(tt_size=(1 << 17) + 29).best_moves(pos)
+    book.add(pos, best + 1, columns)  # one point off
+    book.save(tmp_path / "b.npz")
+    assert main(["--check", "1", "--out", str(tmp_path / "b.npz"), "--tt-size", str((1 << 17) + 29)]) == 1
+    assert "DIFFERENT" in capsys.readouterr().out

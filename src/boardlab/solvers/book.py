@@ -288,6 +288,39 @@ def build_book(
     return book
 
 
+def check_book(book: OpeningBook, count: int, min_stones: int | None = None, seed: int = 0,
+               solver: Solver | None = None) -> list[dict]:
+    """Re-solve ``count`` entries (drawn with ``seed`` among those of at least ``min_stones``
+    stones; default: the deepest ply in the book) by a search that does not use the book.
+
+    Returns one dict per entry: ``{"key", "stones", "score", "columns", "searched_score",
+    "searched_columns", "agrees", "seconds"}`` (columns 1-7, in the orientation of the key)."""
+    keys = sorted(book.entries)
+    if not keys:
+        return []
+    if min_stones is None:
+        min_stones = max(key_stones(k) for k in keys)
+    pool = [k for k in keys if key_stones(k) >= min_stones]
+    rng = np.random.default_rng(seed)
+    picked = [pool[int(i)] for i in rng.choice(len(pool), size=min(count, len(pool)), replace=False)]
+    solver = solver or Solver()
+    rows = []
+    for key in picked:
+        pos = Position.from_key(key)
+        score, bits = book.entries[key]
+        solver.clear()
+        began = time.monotonic()
+        searched, columns = solver.best_moves(pos)
+        rows.append({
+            "key": key, "stones": pos.moves,
+            "score": score, "columns": [c + 1 for c in range(WIDTH) if bits >> c & 1],
+            "searched_score": searched, "searched_columns": [c + 1 for c in columns],
+            "agrees": searched == score and sum(1 << c for c in columns) == bits,
+            "seconds": round(time.monotonic() - began, 3),
+        })
+    return rows
+
+
 def merge_books(paths: list[Path], out: Path) -> OpeningBook:
     """One book holding the entries and finished layers of all of ``paths``, written to ``out``."""
     book = OpeningBook()
@@ -328,6 +361,11 @@ def main(argv: list[str] | None = None) -> int:
                              "its scores are read in as they come and used by the search")
     parser.add_argument("--merge", type=Path, nargs="+", metavar="BOOK",
                         help="instead of building: merge these books into --out")
+    parser.add_argument("--check", type=int, metavar="N",
+                        help="instead of building: re-solve N entries of --out without the book and compare")
+    parser.add_argument("--check-min-stones", type=int, metavar="S",
+                        help="with --check: draw among entries of at least S stones (default: the deepest ply; "
+                             "early plies take minutes each)")
     parser.add_argument("--tt-size", type=int, default=16777259,
                         help="transposition-table entries (odd, above 2**17; 5 bytes each); "
                              "the default is the first prime above 2**24")
@@ -335,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="one JSON object per line: {event: position, ply, number, of, score, columns, seconds} "
                              "per solved position, {event: layer, ply, positions, solved, seconds, book} per finished "
                              "ply, {event: stopped, book, path}, {event: warning, message}; with --merge one object "
-                             "{positions, complete_ply, out}")
+                             "{positions, complete_ply, out}; with --check one object per entry "
+                             "{key, stones, score, columns, searched_score, searched_columns, agrees, seconds}")
     args = parser.parse_args(argv)
 
     def emit(event: dict) -> None:
@@ -349,6 +388,16 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"{len(book)} positions, complete to ply {book.complete_ply}, written to {args.out}")
             return 0
+        if args.check is not None:
+            book = OpeningBook.load(args.out)
+            rows = check_book(book, args.check, args.check_min_stones, solver=Solver(tt_size=args.tt_size))
+            for row in rows:
+                print(json.dumps(row) if args.json else
+                      f"{Position.from_key(row['key']).moves:2d} stones: book {row['score']:+d} "
+                      f"{''.join(map(str, row['columns']))}, search {row['searched_score']:+d} "
+                      f"{''.join(map(str, row['searched_columns']))} ({row['seconds']:.2f} s) "
+                      f"{'ok' if row['agrees'] else 'DIFFERENT'}", flush=True)
+            return 0 if all(row["agrees"] for row in rows) else 1
         build_book(args.max_ply, args.out, Solver(tt_size=args.tt_size),
                    report=emit, seat=args.seat, root=args.root,
                    partner=args.partner)
