@@ -92,6 +92,9 @@ def main() -> None:
                         help="plies of random-game positions to time perfect on")
     parser.add_argument("--timing-per-ply", type=int, default=5)
     parser.add_argument("--skip-games", action="store_true", help="only the timing on random-game positions")
+    parser.add_argument("--matches", nargs="*", choices=("first-mcts", "first-self", "second-mcts"),
+                        default=["first-mcts", "first-self", "second-mcts"],
+                        help="which checks to play (first/second: perfect's seat relative to the start position)")
     parser.add_argument("--start", nargs="*", default=[""],
                         help="start positions (moves); 'first' = the side to move there, 'second' = the other; "
                              "default: the empty board")
@@ -107,11 +110,12 @@ def main() -> None:
         line = {"timing_ply": ply, "positions": len(secs), "mean_s": sum(secs) / len(secs), "max_s": max(secs),
                 "in_book": sum(r["in_book"] for r in timing if r["ply"] == ply)}
         print(json.dumps(line), flush=True)
-    matches = () if args.skip_games else (
-        ("perfect first vs " + args.mcts, args.mcts, 0),
-        ("perfect first vs perfect", "perfect", 0),
-        ("perfect second vs " + args.mcts, args.mcts, 1),
-    )
+    every_match = {
+        "first-mcts": ("perfect first vs " + args.mcts, args.mcts, 0),
+        "first-self": ("perfect first vs perfect", "perfect", 0),
+        "second-mcts": ("perfect second vs " + args.mcts, args.mcts, 1),
+    }
+    matches = () if args.skip_games else tuple(every_match[name] for name in args.matches)
     for (label, opponent, role), start_moves, g in itertools.product(matches, args.start, range(args.games)):
         perfect_seat = (len(start_moves) + role) % 2  # seat of the side to move at the start, or the other
         agents = [make_agent(opponent), make_agent(opponent)]
@@ -137,6 +141,7 @@ def main() -> None:
         "mean_seconds_per_move": sum(t for _, t in times) / len(times),
         "moves_over_1s": sum(1 for _, t in times if t > 1.0),
         "slowest": [{"ply": p, "seconds": round(t, 3)} for p, t in slow],
+        "max_seconds_by_ply": {p: round(max(t for q, t in times if q == p), 3) for p in sorted({q for q, _ in times})},
     }
     print(json.dumps(summary) if args.json else json.dumps(summary, indent=1))
 
