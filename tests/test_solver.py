@@ -222,7 +222,7 @@ def test_shipped_book_knows_the_first_move():
     from boardlab.solvers.book import default_book
 
     book = default_book()
-    assert book.complete_ply >= 0
+    assert book.complete_ply >= 6
     # Allis and Allen (1988): the first player wins, only by starting in the centre; Pons: with the last stone
     assert book.best(Position.from_moves("")) == (1, [3])
 
@@ -352,3 +352,17 @@ def test_book_check_reports_a_wrong_entry(tmp_path, capsys):
     book.save(tmp_path / "b.npz")
     assert main(["--check", "1", "--out", str(tmp_path / "b.npz"), "--tt-size", str((1 << 17) + 29)]) == 1
     assert "DIFFERENT" in capsys.readouterr().out
+
+
+def test_shipped_book_answers_every_line_of_a_perfect_player_to_ply_6():
+    from boardlab.solvers.book import book_positions_at, default_book
+
+    book = default_book()
+    empty = Position.from_moves("")
+    openings = {canonical_key(empty.play(c)): empty.play(c) for c in range(7)}
+    for layer in ({canonical_key(empty): empty}, openings):  # perfect moving first, then second
+        while layer:
+            assert all(book.best(pos) is not None for pos in layer.values())
+            layer = book_positions_at(book, layer, max_ply=6)
+    # the second player's value after each first move: only the centre opening wins for the first
+    assert [book.get(empty.play(c)) for c in range(7)] == [2, 1, 0, -1, 0, 1, 2]

@@ -16,17 +16,25 @@ is optimal, in the orientation of the canonical key), ``max_ply`` and
 ``done_layers`` (bit ``p`` set when every book position with ``p`` stones is
 in; files of older versions carry ``complete_ply`` instead).
 
-The two seats' lines are independent (even plies: perfect moves first; odd:
-second), so two processes can build them side by side and the halves be merged.
-Regenerate the shipped book (each command stops and resumes: rerun it)::
+The search takes every score already in the book as known, so the two seats'
+halves feed each other (the one-stone position 4 costs minutes alone, a few
+lookups once the first player's two-stone layer exists): build them in two
+processes side by side, each reading the other's file as it grows. The shipped
+book (each command resumes where it stopped; about 4 CPU-hours in all)::
 
-    python -m boardlab.solvers.book --seat first --max-ply 8 --out first.npz --partner second.npz &
-    python -m boardlab.solvers.book --seat second --max-ply 7 --out second.npz --partner first.npz
-    python -m boardlab.solvers.book --merge first.npz second.npz --out src/boardlab/data/connect4_book.npz
+    B="python -m boardlab.solvers.book"
+    $B --seat first --max-ply 8 --out first.npz --partner second.npz &
+    $B --seat second --max-ply 3 --out second.npz --partner first.npz
+    $B --seat first --root 4 --max-ply 9 --out second.npz --partner first.npz
+    for root in 1 2 3; do $B --seat first --root $root --max-ply 5 --out second.npz; done
+    wait
+    $B --merge first.npz second.npz --out src/boardlab/data/connect4_book.npz
+    $B --seat both --max-ply 5 --out src/boardlab/data/connect4_book.npz  # records the complete plies
+    $B --check 5 --out src/boardlab/data/connect4_book.npz  # re-solve 5 entries without the book
 
-Each process reads the other's file as it grows: the search takes every score
-already in the book as known, so a position whose children are all in the book
-costs a handful of lookups.
+(``--seat first --root R``: the perfect player is to move at R, so these are its
+lines as second player after the opening R.) docs/benchmarks/solver.md has the
+times and what the book covers.
 """
 
 from __future__ import annotations
