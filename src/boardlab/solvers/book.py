@@ -399,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.check is not None:
             book = OpeningBook.load(args.out)
             rows = check_book(book, args.check, args.check_min_stones, solver=Solver(tt_size=args.tt_size))
+            if not rows:
+                raise BoardlabError(f"{args.out}: no entries to check (of at least {args.check_min_stones} stones)")
             for row in rows:
                 print(json.dumps(row) if args.json else
                       f"{Position.from_key(row['key']).moves:2d} stones: book {row['score']:+d} "
@@ -409,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
         build_book(args.max_ply, args.out, Solver(tt_size=args.tt_size),
                    report=emit, seat=args.seat, root=args.root,
                    partner=args.partner)
-    except (FormatError, BoardlabError) as exc:
+    except (BoardlabError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
