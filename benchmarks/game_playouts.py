@@ -26,6 +26,8 @@ import random
 import sys
 import time
 
+from random_play import random_play_moves
+
 MAX_PLIES = 300
 
 
@@ -56,14 +58,7 @@ def mancala_python(games: int) -> int:
     from boardlab.core.registry import make
 
     game = make("mancala")
-    choice = random.Random(1).choice
-    moves = 0
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(choice(state.legal_actions()))
-            moves += 1
-    return moves
+    return random_play_moves(game, games)
 
 
 def mancala_kernel(games: int) -> int:
@@ -92,14 +87,7 @@ def openspiel_mancala(games: int) -> int:
     import pyspiel
 
     game = pyspiel.load_game("mancala")
-    choice = random.Random(1).choice
-    moves = 0
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(choice(state.legal_actions()))
-            moves += 1
-    return moves
+    return random_play_moves(game, games)
 
 
 # --- Chess -------------------------------------------------------------------
@@ -107,14 +95,7 @@ def chess_boardlab(games: int) -> int:
     from boardlab.core.registry import make
 
     game = make("chess", max_moves=MAX_PLIES)
-    choice = random.Random(1).choice
-    moves = 0
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(choice(state.legal_actions()))
-            moves += 1
-    return moves
+    return random_play_moves(game, games)
 
 
 def chess_raw_lean(games: int) -> int:

@@ -18,6 +18,8 @@ import random
 import sys
 import time
 
+from random_play import random_play_moves
+
 
 def timed(fn, seconds: float) -> tuple[float, float]:
     """Run ``fn(n_games) -> moves`` in rounds of about ``seconds``; best (games/s, moves/s) of five.
@@ -58,14 +60,7 @@ def boardlab_python(games: int) -> int:
     from boardlab.games import make
 
     game = make("connect4")
-    choice = random.Random(1).choice
-    moves = 0
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(choice(state.legal_actions()))
-            moves += 1
-    return moves
+    return random_play_moves(game, games)
 
 
 def plain_bitboard(games: int) -> int:
@@ -104,14 +99,7 @@ def openspiel_python(games: int) -> int:
     import pyspiel
 
     game = pyspiel.load_game("connect_four")
-    choice = random.Random(1).choice
-    moves = 0
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(choice(state.legal_actions()))
-            moves += 1
-    return moves
+    return random_play_moves(game, games)
 
 
 def openspiel_native(games: int) -> int:
