@@ -13,11 +13,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-import pytest
-
-from boardlab.agents import registry as agent_registry
 from boardlab.agents.base import Agent
-from boardlab.core import registry as game_registry
+from boardlab.core import plugins
 from boardlab.core.game import TERMINAL, Game, State
 from boardlab.core.params import Option
 
@@ -99,8 +96,7 @@ class CheaterAgent(Agent):
 @contextmanager
 def registered() -> Iterator[None]:
     """The sumrace game and the greedy and cheater agents, known to the registries inside the block."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(game_registry._GAMES, "sumrace", "arena_toy:SumRace")
-        for name, target in (("greedy", "arena_toy:GreedyAgent"), ("cheater", "arena_toy:CheaterAgent")):
-            patch.setitem(agent_registry._AGENTS, name, agent_registry.AgentEntry(name, target))
+    with plugins.games.registered("sumrace", "arena_toy:SumRace"), \
+            plugins.agents.registered("greedy", "arena_toy:GreedyAgent"), \
+            plugins.agents.registered("cheater", "arena_toy:CheaterAgent"):
         yield

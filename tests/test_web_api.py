@@ -45,11 +45,12 @@ class TreeMakingAgent(Agent):
 
 
 @pytest.fixture(autouse=True)
-def tree_maker(monkeypatch):
+def tree_maker():
     """The test agent, registered only while a test of this module runs."""
-    from boardlab.agents import registry
+    from boardlab.core import plugins
 
-    monkeypatch.setitem(registry._AGENTS, "test-tree-maker", registry.AgentEntry("test-tree-maker", f"{__name__}:TreeMakingAgent"))
+    with plugins.agents.registered("test-tree-maker", f"{__name__}:TreeMakingAgent"):
+        yield
 
 
 @pytest.fixture()

@@ -2,43 +2,34 @@
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
 from typing import Any
 
 from boardlab.agents.base import Agent
 from boardlab.core.errors import SpecError
 from boardlab.core.game import Game
 from boardlab.core.params import parse_spec
-
-
-@dataclass(frozen=True)
-class AgentEntry:
-    name: str
-    target: str  # "package.module:ClassName", imported on first use
-
-    def load(self) -> type[Agent]:
-        module_name, _, class_name = self.target.partition(":")
-        return getattr(importlib.import_module(module_name), class_name)
-
-
-_AGENTS: dict[str, AgentEntry] = {}
+from boardlab.core.plugins import agents as _agents
 
 
 def register_agent(name: str, target: str) -> None:
-    _AGENTS[name] = AgentEntry(name, target)
+    """Register ``name`` for ``"package.module:ClassName"`` in this process
+    (a package registers its agents for good with a ``boardlab.agents`` entry point)."""
+    _agents.register(name, target)
 
 
 def agent_names() -> list[str]:
-    return sorted(_AGENTS)
+    return _agents.names()
+
+
+def agent_target(name: str) -> str:
+    return _agents.target(name)
 
 
 def agent_class(name: str) -> type[Agent]:
-    try:
-        return _AGENTS[name].load()
-    except KeyError:
-        known = ", ".join(agent_names())
-        raise SpecError(f"unknown agent {name!r} (known agents: {known})") from None
+    cls = _agents.load(name)
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        raise SpecError(f"agent {name!r}: {_agents.target(name)} is not a boardlab Agent class")
+    return cls
 
 
 def make_agent(spec: str, game: Game | None = None, **extra: Any) -> Agent:
@@ -49,11 +40,3 @@ def make_agent(spec: str, game: Game | None = None, **extra: Any) -> Agent:
         raise SpecError(f"agent {name!r} plays only {', '.join(cls.games)}, not {game.name!r}")
     return cls(**raw, **extra)
 
-
-register_agent("random", "boardlab.agents.random_agent:RandomAgent")
-register_agent("human", "boardlab.agents.human:HumanAgent")
-register_agent("mcts", "boardlab.agents.mcts:MCTSAgent")
-register_agent("nothanks-expert", "boardlab.agents.nothanks_agents:NoThanksExpertAgent")
-register_agent("nothanks-net", "boardlab.agents.nothanks_agents:NoThanksNetAgent")
-register_agent("perfect", "boardlab.agents.perfect:PerfectAgent")
-register_agent("qnet", "boardlab.agents.qnet:QNetAgent")

@@ -40,8 +40,8 @@ class Job:
         return cls(
             game=game,
             agents=tuple(agents),
-            game_targets=((game_name, game_registry._GAMES[game_name]),),
-            agent_targets=tuple((name, agent_registry._AGENTS[name].target) for name in agent_names),
+            game_targets=((game_name, game_registry.game_target(game_name)),),
+            agent_targets=tuple((name, agent_registry.agent_target(name)) for name in agent_names),
         )
 
 
@@ -52,9 +52,10 @@ def _game_for(job: Job) -> Game:
     game = _games.get(job)
     if game is None:
         for name, target in job.game_targets:
-            game_registry._GAMES.setdefault(name, target)
+            if name not in game_registry.game_names():
+                game_registry.register_game(name, target)
         for name, target in job.agent_targets:
-            if name not in agent_registry._AGENTS:
+            if name not in agent_registry.agent_names():
                 agent_registry.register_agent(name, target)
         game = _games[job] = game_registry.make(job.game)
     return game

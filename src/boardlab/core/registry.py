@@ -1,44 +1,42 @@
 """The game registry: names to game classes, imported only when first used.
 
-Lazy import keeps ``boardlab games`` fast and means a game's heavy dependency
-(python-chess, say) is loaded only by those who play it.
+Games are found through the ``boardlab.games`` entry points (see
+:mod:`boardlab.core.plugins`); boardlab's own are declared in its
+``pyproject.toml`` like any other package's. Lazy import keeps ``boardlab
+games`` fast and means a game's heavy dependency (python-chess, say) is loaded
+only by those who play it.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from boardlab.core.errors import SpecError
 from boardlab.core.game import Game
 from boardlab.core.params import parse_spec
-
-#: built-in games; other packages add theirs with register_game
-_GAMES: dict[str, str] = {
-    "connect4": "boardlab.games.connect4:ConnectFour",
-    "mancala": "boardlab.games.mancala:Mancala",
-    "chess": "boardlab.games.chess:Chess",
-    "nothanks": "boardlab.games.nothanks:NoThanks",
-}
+from boardlab.core.plugins import games as _games
 
 
 def register_game(name: str, target: str) -> None:
-    """Register ``name`` for the class at ``"package.module:ClassName"``."""
-    _GAMES[name] = target
+    """Register ``name`` for the class at ``"package.module:ClassName"`` in this process
+    (a package registers its games for good with a ``boardlab.games`` entry point)."""
+    _games.register(name, target)
 
 
 def game_names() -> list[str]:
-    return sorted(_GAMES)
+    return _games.names()
+
+
+def game_target(name: str) -> str:
+    """The ``"package.module:ClassName"`` a game name stands for (for worker processes)."""
+    return _games.target(name)
 
 
 def game_class(name: str) -> type[Game]:
-    try:
-        target = _GAMES[name]
-    except KeyError:
-        known = ", ".join(game_names())
-        raise SpecError(f"unknown game {name!r} (known games: {known})") from None
-    module_name, _, class_name = target.partition(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    cls = _games.load(name)
+    if not (isinstance(cls, type) and issubclass(cls, Game)):
+        raise SpecError(f"game {name!r}: {_games.target(name)} is not a boardlab Game class")
+    return cls
 
 
 def make(name: str, **params: Any) -> Game:
