@@ -72,12 +72,12 @@ def mancala_kernel(games: int) -> int:
 def mancala_kernel_states(games: int) -> int:
     """``playout_returns(state, rng)`` from the start, as MCTS calls it (with its per-call overhead)."""
     from boardlab.core.registry import make
-    from boardlab.games.connect4_kernel import new_rng
+    from boardlab.core.rng import kernel_rng
 
     game = make("mancala")
     kernel = game.playout_kernel()
     state = game.new_initial_state()
-    rng = new_rng(games)
+    rng = kernel_rng(games)
     for _ in range(games):
         kernel.playout_returns(state, rng)
     return games * 44  # 43.9 moves in a random Kalah(6,4) game (measured by random_games)

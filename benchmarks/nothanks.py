@@ -16,7 +16,7 @@ import torch
 from boardlab.core.registry import make
 from boardlab.games.nothanks_expert import expert_value, generate_states
 from boardlab.nn.nothanks_net import feature_matrix, features
-from boardlab.agents.nothanks_agents import DEFAULT_MODEL, load_model
+from boardlab.bots.nothanks_net import DEFAULT_MODEL, load_model
 
 
 def main() -> None:

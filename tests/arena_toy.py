@@ -15,19 +15,17 @@ from typing import Iterator
 
 from boardlab.agents.base import Agent
 from boardlab.core import plugins
-from boardlab.core.game import TERMINAL, Game, State
+from boardlab.core.game import TERMINAL, Game, GameType, State
 from boardlab.core.params import Option
 
 
 class SumRace(Game):
-    name = "sumrace"
-    long_name = "Sum race (test game)"
+    game_type = GameType("sumrace", "Sum race (test game)", min_players=2, max_players=5,
+                         utility="general_sum", provides_scores=True)
     parameters = {
         "players": Option("players", int, 3, "number of players"),
         "rounds": Option("rounds", int, 3, "rounds"),
     }
-    min_players = 2
-    max_players = 5
 
     def num_players(self) -> int:
         return self.params["players"]
@@ -49,7 +47,7 @@ class SumRaceState(State):
     def current_player(self) -> int:
         return TERMINAL if self.is_terminal() else len(self.history) % self.game.num_players()
 
-    def legal_actions(self, player: int | None = None) -> list[int]:
+    def legal_actions(self) -> list[int]:
         return [] if self.is_terminal() else [0, 1, 2]
 
     def apply_action(self, action: int) -> None:

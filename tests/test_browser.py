@@ -220,4 +220,4 @@ def test_chess_moves_are_made_by_clicking_squares(page):
     page.wait_for_function("document.body.dataset.moves === '2' && document.body.dataset.busy === '0'")
     assert page.get_attribute(".chess-sq[data-square=e4] .piece", "data-piece") == "P"
     assert page.text_content(".chess-sq[data-square=e2]") == ""
-    assert page.locator("#move-list li").first.text_content() == "e4"
+    assert page.locator("#move-list li").first.text_content() == "White: e4"  # the move list says who played

@@ -73,7 +73,8 @@ def test_replay_checks_and_reruns(tmp_path):
     assert len(files) == 3
     replayed = run("replay", str(files[1]), "--json", "--rerun")
     data = json.loads(replayed.output)
-    assert data["agents_agree"] is True and data["final"]["game"] == "connect4"
+    assert data["agents_agree"] is True and data["game"] == "connect4"
+    assert data["final"]["notation"] == "".join(data["moves"]) and data["final"]["result"] != "in play"
     broken = tmp_path / "broken.json"
     broken.write_text(files[0].read_text()[:-20])
     result = run("replay", str(broken))

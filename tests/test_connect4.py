@@ -108,10 +108,12 @@ def test_json_round_trip_and_moves_notation():
     state = game.state_from_moves("4453")
     copy = game.state_from_json(state.to_json())
     assert copy.grid() == state.grid() and copy.history == [3, 3, 4, 2]
-    assert json.loads(state.to_json())["to_move"] == 0
+    assert state.notation() == "4453" and state.observation()["to_move"] == 0
     switched = state.switch_players()
+    assert json.loads(switched.to_json())["start"] == "......./......./......./......./...X.../..XOO.. O"
     again = game.state_from_json(switched.to_json())
     assert again.grid() == switched.grid() and again.current_player() == switched.current_player()
+    assert game.state_from_notation(switched.notation()).grid() == switched.grid()
 
 
 def test_illegal_moves_are_explained():

@@ -1,7 +1,8 @@
 import numpy as np
 
 from boardlab.games import make
-from boardlab.games.connect4_kernel import Connect4Kernel, new_rng
+from boardlab.core.rng import kernel_rng
+from boardlab.games.connect4_kernel import Connect4Kernel
 
 
 def test_random_games_are_seeded_and_first_player_wins_about_556_permille():
@@ -20,8 +21,8 @@ def test_kernel_playout_agrees_with_python_engine_on_finished_and_open_positions
     game = make("connect4")
     kernel = Connect4Kernel(game)
     won = game.state_from_moves("4545454")
-    assert kernel.playout(won, new_rng(1)) == 0
-    rng = new_rng(5)
+    assert kernel.playout(won, kernel_rng(1)) == 0
+    rng = kernel_rng(5)
     state = game.state_from_moves("44")
     results = [kernel.playout(state, rng) for _ in range(2000)]
     assert set(results) <= {-1, 0, 1}

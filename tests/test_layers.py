@@ -3,7 +3,7 @@
 import ast
 from pathlib import Path
 
-LAYERS = ["core", "games", "trees", "solvers", "nn", "agents", "arena", "experiments", "web", "cli"]
+LAYERS = ["core", "games", "trees", "solvers", "nn", "agents", "bots", "arena", "experiments", "web", "cli"]
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "boardlab"
 
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
 from boardlab.core.registry import make
-from boardlab.games.connect4_kernel import new_rng
+from boardlab.core.rng import kernel_rng
 from boardlab.games.mancala import evaluate_store
 from boardlab.games.mancala_kernel import reference_playout
 
@@ -85,10 +85,10 @@ def test_random_play_ends_conserves_seeds_and_matches_reference(game, rnd):
 def test_kernel_plays_the_reference_playout(game, seed):
     state = game.new_initial_state()
     kernel = game.playout_kernel()
-    final = kernel.final_board(state, new_rng(seed))
+    final = kernel.final_board(state, kernel_rng(seed))
     reference = reference_playout(state, seed)
     assert list(final) == reference.board
-    assert kernel.playout_returns(state, new_rng(seed)) == reference.returns()
+    assert kernel.playout_returns(state, kernel_rng(seed)) == reference.returns()
 
 
 def test_last_seed_in_store_gives_another_turn():
@@ -174,7 +174,7 @@ def test_known_endgames():
     state = game.state_from_board([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 1, 0], (23, 23))
     state.apply_action(5)  # an equal split is a draw
     assert state.is_terminal() and state.stores() == (24, 24) and state.returns() == [0.0, 0.0]
-    assert state.to_dict()["board"]["result"] == "draw"
+    assert state.observation()["result"] == "draw"
     # a position with an empty side is over from the start
     assert game.state_from_board([0] * 6, [1] * 6, (20, 21)).returns() == [-1.0, 1.0]
 
@@ -208,14 +208,16 @@ def test_labels_errors_and_parameters():
 def test_board_view_and_json_round_trip():
     game = make("mancala")
     state = game.state_from_moves("c a")
-    view = state.to_dict()["board"]
-    assert view == {"pits": [[0, 5, 1, 6, 6, 5], [4, 4, 4, 4, 4, 4]], "stores": [1, 0], "to_move": 1, "result": "in play"}
+    view = state.observation(1)
+    assert view["board"] == {"pits": [[0, 5, 1, 6, 6, 5], [4, 4, 4, 4, 4, 4]], "stores": [1, 0]}
+    assert view["to_move"] == 1 and view["result"] == "in play" and view == state.observation(0)
+    assert state.notation() == "0,5,1,6,6,5/1/4,4,4,4,4,4/0 N"
     again = game.state_from_json(state.to_json())
     assert again.board == state.board and again.current_player() == 1
     custom = game.state_from_board([0, 0, 2, 0, 0, 1], [3, 0, 0, 0, 0, 1], (10, 31), to_move=1)
     custom.apply_action(0)
     doc = json.loads(custom.to_json())
-    assert doc["start"] == {"board": [0, 0, 2, 0, 0, 1, 10, 3, 0, 0, 0, 0, 1, 31], "to_move": 1}
+    assert doc["start"] == "0,0,2,0,0,1/10/3,0,0,0,0,1/31 N"
     again = game.state_from_json(doc)
     assert again.board == custom.board and again.history == [0] and again.current_player() == custom.current_player()
     with pytest.raises(BoardlabError, match="parameters"):
@@ -239,7 +241,7 @@ def test_evaluate_store_sign_range_and_exact_values():
     over = game.state_from_board([0] * 6, [1] * 6, (20, 22))
     assert evaluate_store(over) == over.returns() == [-1.0, 1.0]
     state = game.new_initial_state()
-    rng = new_rng(5)
+    rng = kernel_rng(5)
     kernel = game.playout_kernel()
     while not state.is_terminal():
         value = evaluate_store(state)
@@ -260,8 +262,8 @@ def test_play_mancala_in_the_terminal(tmp_path):
     assert "illegal move" in result.output and "not a pit" in result.output
     assert "South to move" in result.output and "result:" in result.output
     replayed = runner.invoke(app, ["replay", str(record), "--json"])
-    final = json.loads(replayed.output)["final"]["board"]
-    assert sum(final["stores"]) == 48 and final["result"] != "in play"
+    final = json.loads(replayed.output)["final"]
+    assert sum(final["board"]["stores"]) == 48 and final["result"] != "in play" and final["notation"].endswith(" -")
 
 
 def test_duel_random_random_mancala():

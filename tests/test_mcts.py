@@ -10,14 +10,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boardlab.agents.evaluators import EVALUATORS, get_evaluator, register_evaluator
+from boardlab.agents.evaluators import get_evaluator, register_evaluator
+from boardlab.core import plugins
+from boardlab.core.evaluation import Evaluator
 from boardlab.agents.mcts import MCTSAgent
 from boardlab.agents.registry import make_agent
 from boardlab.agents.search_tree import preorder_positions
 from boardlab.core.errors import BoardlabError, SpecError
-from boardlab.core.game import CHANCE, TERMINAL, Game, State
+from boardlab.core.game import CHANCE, TERMINAL, Game, GameType, State
 from boardlab.core.params import Option
 from boardlab.core.registry import make
+from boardlab.trees import gamelabels
 
 ENGINES = ["compiled", "generic"]
 
@@ -29,9 +32,8 @@ class TakeAway(Game):
     """N players take 1 or 2 stones in turn; whoever takes the last stone wins (+1), and the
     player who moved just before the winner (who handed over the win) gets -1, the others 0."""
 
-    name = "takeaway"
+    game_type = GameType("takeaway", "Take-away", min_players=2, max_players=8, utility="general_sum")
     parameters = {"stones": Option("stones", int, 4, "pile size"), "players": Option("players", int, 3, "players")}
-    min_players, max_players = 2, 8
 
     def num_players(self) -> int:
         return self.params["players"]
@@ -81,9 +83,8 @@ class TakeAwayState(State):
 class Gamble(Game):
     """Player 0 picks safe (0: payoff +0.2) or gamble (1): chance wins +1 with probability p, else -1."""
 
-    name = "gamble"
+    game_type = GameType("gamble", "Gamble", chance="explicit")
     parameters = {"p": Option("p", float, 0.8, "winning probability")}
-    has_chance = True
 
     def num_distinct_actions(self):
         return 2
@@ -136,9 +137,7 @@ class HiddenCard(Game):
     """Chance deals player 1 a hidden card 0, 1 or 2; player 0, who cannot see it, folds (0: payoff 0.2)
     or bets (1): +0.5 unless the card is 2, then -1. Betting is worth 0 on average."""
 
-    name = "hiddencard"
-    has_chance = True
-    has_hidden_information = True
+    game_type = GameType("hiddencard", "Hidden card", chance="explicit", information="imperfect")
 
     def num_distinct_actions(self):
         return 3
@@ -175,11 +174,24 @@ class HiddenCardState(GambleState):
         x = 0.2 if self.history[1] == 0 else (-1.0 if self.history[0] == 2 else 0.5)
         return [x, -x]
 
-    def resample_from_infostate(self, player, rng):
+    def resample(self, player, rng):
         other = self.clone()
         if player == 0 and other.history:
             other.history[0] = int(rng.integers(3))
         return other
+
+    def notation(self):
+        # what player 0 sees: whether the card was dealt, and its own move
+        return f"dealt={int(bool(self.history))};move={self.history[1] if len(self.history) > 1 else '-'}"
+
+
+@pytest.fixture(autouse=True)
+def toy_games():
+    """The toy games, registered while a test of this module runs (saved trees name their game)."""
+    with plugins.games.registered("takeaway", f"{__name__}:TakeAway"), \
+            plugins.games.registered("gamble", f"{__name__}:Gamble"), \
+            plugins.games.registered("hiddencard", f"{__name__}:HiddenCard"):
+        yield
 
 
 def c4_state(moves: str):
@@ -305,7 +317,7 @@ def test_bad_options_are_clear_errors():
     agent = make_agent("mcts:engine=compiled")
     game = TakeAway()
     agent.reset(game, 0, 1)
-    with pytest.raises(SpecError, match="connect4"):
+    with pytest.raises(SpecError, match="takeaway offers no compiled search"):
         agent.step(game.new_initial_state())
     with pytest.raises(BoardlabError):
         agent.step(c4_state("1212121"))  # X has won: nothing to search
@@ -348,10 +360,13 @@ def check_tree(tree, iterations: int, fresh: bool = True) -> None:
         later = tree.created[1:]
         assert len(np.unique(later)) == len(later) and later.min() >= 1 and later.max() <= iterations
         assert np.all(tree.created[1:] > tree.created[tree.parent[1:]])
-    # labels: a node's state label is its parent's plus its move
-    for i in range(1, n):
-        above = tree.state[int(tree.parent[i])]
-        assert tree.state[i] == (above + " " if above else "") + tree.move[i]
+    # labels: the root names its game; every label is the node's position in the game's notation,
+    # from which the game reads the same player to move (or chance, or the end) as the search saw
+    game, _ = gamelabels.identify(tree)
+    assert game is not None and tree.state[0].startswith(f"[{game.spec()}] ")
+    if not game.has_hidden_information:
+        for i in range(0, n, max(1, n // 200)):
+            assert game.player_of_notation(gamelabels.node_notation(tree, i)) == tree.player[i]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -360,11 +375,12 @@ def test_export_invariants_connect4(engine):
     agent = search(f"mcts:iterations=3000,engine={engine}", state)
     tree = agent.trees[-1]
     check_tree(tree, 3000)
-    assert tree.state[0] == "4 4 3 3"
+    assert tree.state[0] == "[connect4] 4433"
     game = make("connect4")
-    for i in range(0, len(tree), 97):  # the label replays to a state whose player matches
-        replay = game.state_from_moves(tree.state[i])
-        assert tree.player[i] == (replay.current_player() if not replay.is_terminal() else -1)
+    for i in range(1, len(tree), 97):  # a node's label is its parent's with its move appended
+        assert tree.state[i] == gamelabels.node_notation(tree, int(tree.parent[i])) + tree.move[i]
+        replay = game.state_from_notation(tree.state[i])
+        assert tree.player[i] == replay.current_player()
     assert tree.meta["game"] == "connect4" and tree.meta["move_number"] == 4
     assert tree.meta["agent"] == agent.spec and tree.meta["engine"] == engine
 
@@ -382,7 +398,7 @@ def test_wins_count_the_player_who_moved():
     tree = agent.trees[-1]
     win = [i for i in tree.children(0) if tree.move[int(i)] == "4"][0]
     assert tree.visits2[win] == tree.visits[win]  # X wins every time it plays 4
-    assert tree.mean_payout[win] == 1.0 and tree.player[win] == -1
+    assert tree.mean_payout[win] == 1.0 and tree.player[win] == TERMINAL
 
 
 @given(st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=60))
@@ -427,7 +443,7 @@ def test_reuse_keeps_the_subtree_of_the_moves_played(engine):
     assert second.visits[0] == kept_visits + 2000
     assert np.sum(second.created == 0) >= 2  # nodes kept from the first tree
     check_tree(second, 2000, fresh=False)
-    assert second.state[0] == first.state[int(reply)]
+    assert gamelabels.node_notation(second, 0) == first.state[int(reply)]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -499,10 +515,12 @@ def stones_left_evaluator(state):
     return [good if p == to_move else -good / (n - 1) for p in range(n)]
 
 
+STONES = Evaluator("takeaway", stones_left_evaluator, "test: the stones left")
+
+
 def test_leaf_evaluator_replaces_playouts():
-    register_evaluator("test_stones", f"{__name__}:stones_left_evaluator")
-    try:
-        assert get_evaluator("test_stones") is stones_left_evaluator
+    with plugins.evaluators.registered("test_stones", f"{__name__}:STONES"):
+        assert get_evaluator("test_stones") is STONES
         CALLS.clear()
         game = TakeAway(stones=10, players=2)
         agent = search("mcts:iterations=300,eval=test_stones", game.new_initial_state())
@@ -512,26 +530,35 @@ def test_leaf_evaluator_replaces_playouts():
         CALLS.clear()
         search("mcts:iterations=300,eval=test_stones,eval_plies=2", game.new_initial_state())
         assert CALLS and min(CALLS) >= 0
-    finally:
-        EVALUATORS.pop("test_stones", None)
 
 
 def test_evaluator_names_and_errors():
-    assert EVALUATORS["chess_material"] == "boardlab.games.chess:evaluate_material"
-    assert EVALUATORS["mancala_store"] == "boardlab.games.mancala:evaluate_store"
+    from boardlab.agents.evaluators import evaluator_for, evaluator_names
+
+    assert {"chess_material", "mancala_store"} <= set(evaluator_names())
+    assert evaluator_names(make("chess")) == ["chess_material"]
+    assert evaluator_for(make("chess"), None) is get_evaluator("chess_material")  # the game's default
+    assert evaluator_for(make("chess"), "none") is None
+    assert evaluator_for(make("connect4"), None) is None
     with pytest.raises(SpecError, match="unknown evaluator 'x'"):
-        get_evaluator("x")
-    with pytest.raises(SpecError, match="module:function"):
+        evaluator_for(make("chess"), "x")
+    with pytest.raises(SpecError, match="module:object"):
         register_evaluator("bad", "no_colon")
 
 
+def test_another_games_evaluator_is_a_clear_error():
+    agent = make_agent("mcts:eval=chess_material,iterations=50")
+    with pytest.raises(SpecError, match="judges chess positions, not connect4"):
+        agent.reset(make("connect4"), 0, 1)
+
+
 def test_connect4_playout_kernel_returns():
-    from boardlab.games.connect4_kernel import new_rng
+    from boardlab.core.rng import kernel_rng
 
     game = make("connect4")
     kernel = game.playout_kernel()
     assert game.playout_kernel() is kernel
-    rng = new_rng(3)
+    rng = kernel_rng(3)
     results = [tuple(kernel.playout_returns(c4_state("44"), rng)) for _ in range(200)]
     assert set(results) <= {(1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)} and len(set(results)) >= 2
     won = c4_state("1212121")
@@ -557,7 +584,7 @@ def test_search_cli_json_and_save(tmp_path):
     assert doc["best_move"] == "4" and doc["simulations"] == 800 and doc["player"] == 0
     assert sum(c["visits"] for c in doc["children"]) == 800
     tree = load_tree(path)
-    assert len(tree) == doc["tree_nodes"] and tree.visits[0] == 800 and tree.state[0] == "1 1 2 2 3 3"
+    assert len(tree) == doc["tree_nodes"] and tree.visits[0] == 800 and tree.state[0] == "[connect4] 112233"
     text = CliRunner().invoke(app, ["search", "--position", "1 1 2 2 3 3", "--agent", "mcts:iterations=300"])
     assert text.exit_code == 0 and "best move: 4" in text.stdout
     bad = CliRunner().invoke(app, ["search", "--position", "1 1 9"])

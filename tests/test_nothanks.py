@@ -68,7 +68,8 @@ def test_scores_and_shared_win_on_a_built_end_position():
     assert state.scores() == [28, 33, 28]
     assert state.winners() == [0, 2]
     assert state.returns() == [0.5, 0.0, 0.5]
-    assert "tie between players 0, 2" in str(state)
+    assert "tie between Player 1, Player 3" in str(state)
+    assert state.observation(1)["board"]["removed"] == state.removed  # shown once the game is over
 
 
 def test_take_keeps_the_turn_and_pass_moves_it():
@@ -95,7 +96,7 @@ def test_resample_keeps_the_information_state(seed, depth, draw):
     game = make("nothanks", players=4)
     state = random_play(game.new_initial_state(seed), np.random.default_rng(draw), stop=depth)
     player = state.current_player() if not state.is_terminal() else 0
-    sample = state.resample_from_infostate(player, np.random.default_rng(draw))
+    sample = state.resample(player, np.random.default_rng(draw))
     for p in range(4):
         assert sample.information_state_string(p) == state.information_state_string(p)
     assert sample.deck[: state.pos + 1] == state.deck[: state.pos + 1]
@@ -109,7 +110,7 @@ def test_resample_keeps_the_information_state(seed, depth, draw):
 def test_resample_actually_varies_the_hidden_cards():
     state = make("nothanks").new_initial_state(11)
     rng = np.random.default_rng(0)
-    decks = {tuple(state.resample_from_infostate(0, rng).deck) for _ in range(20)}
+    decks = {tuple(state.resample(0, rng).deck) for _ in range(20)}
     assert len(decks) == 20
     assert all(d[0] == state.card() for d in decks)
 
@@ -141,12 +142,14 @@ def test_moves_text_and_views():
     assert [state.action_to_string(a) for a in state.history] == ["pass", "pass", "take", "pass"]
     with pytest.raises(IllegalActionError, match="take or pass"):
         state.string_to_action("jump")
-    view = state.to_dict()["board"]
+    seen = state.observation(0)
+    view = seen["board"]
     assert view["card"] == state.card() and view["pot"] == 1 and len(view["players"]) == 3
     assert view["players"][2]["cards"] == [state.deck[0]] and view["players"][2]["chips"] == 11 + 2 - 1
-    assert "removed" not in state.to_dict()  # hidden until the end
+    assert "removed" not in view and "seed" not in seen  # hidden until the end
+    assert seen == state.observation(2) == state.observation(None)  # nothing is private to one seat
     text = str(state)
-    assert f"card {state.card()} with 1 chip;" in text and "P0*" in text
+    assert f"card {state.card()} with 1 chip;" in text and "Player 1*" in text
     broke = game.new_initial_state(0)
     broke.chips[0] = 0
     with pytest.raises(IllegalActionError, match="must take"):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from boardlab.agents.nothanks_agents import DEFAULT_MODEL
+from boardlab.bots.nothanks_net import DEFAULT_MODEL
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
 from boardlab.cli import app

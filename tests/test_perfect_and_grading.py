@@ -75,9 +75,13 @@ def test_depth_limited_perfect_takes_wins_and_blocks():
 
 
 def test_perfect_refuses_other_boards_and_games():
-    agent = make_agent("perfect", make("connect4", rows=5, cols=6))
+    with pytest.raises(SpecError, match="7 columns, 6 rows"):
+        make_agent("perfect", make("connect4", rows=5, cols=6))
+    agent = make_agent("perfect")
     with pytest.raises(SpecError, match="7 columns, 6 rows"):
         agent.reset(make("connect4", rows=5, cols=6), 0, 1)
+    with pytest.raises(SpecError, match="plays standard Connect Four only"):
+        make_agent("perfect", make("mancala"))
     with pytest.raises(SpecError, match="depth"):
         make_agent("perfect:depth=-1", GAME)
 

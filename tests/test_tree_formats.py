@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 
 from boardlab.core.errors import FormatError
+from boardlab.core.game import UNKNOWN_PLAYER
 from boardlab.trees import binary, csvformat
 from boardlab.trees.generate import random_mcts_tree
 from boardlab.trees.io import load_tree, save_tree
@@ -70,7 +71,7 @@ def test_binary_reader_reads_every_field_of_hand_made_bytes() -> None:
     assert tree.mean_payout.tolist()[1:] == [0.5, -0.25]
     # the format has no root counters: visits are derived from the children
     assert tree.visits[0] == 10 and tree.meta["root_stats"] == "derived"
-    assert tree.player.tolist() == [-1, -1, -1]
+    assert tree.player.tolist() == [UNKNOWN_PLAYER] * 3  # the format does not say; the labels name no game
 
 
 def test_csv_writer_matches_hand_made_text() -> None:

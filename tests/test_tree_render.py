@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from boardlab.core.game import UNKNOWN_PLAYER
 from boardlab.trees.colors import ADDED_COLOR, PLAYER_COLORS, edge_lut, node_colors, visit_levels
 from boardlab.trees.diff import diff
 from boardlab.trees.generate import random_mcts_tree
@@ -39,7 +40,7 @@ def test_nodes_are_drawn_in_their_players_colours_at_their_positions(tmp_path) -
 def test_trees_from_files_are_coloured_by_depth_parity(tmp_path) -> None:
     save_tree(random_mcts_tree(30, seed=1, branching=3), tmp_path / "t.csv")
     tree = load_tree(tmp_path / "t.csv")
-    assert np.all(tree.player == -1)
+    assert np.all(tree.player == UNKNOWN_PLAYER)  # a tree that names no game
     info = render_png(tree, tmp_path / "t.png", width=1200)
     img = pixels(tmp_path / "t.png")
     assert info.by_depth_parity

@@ -7,7 +7,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from boardlab.agents.base import Agent
+from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.records import GameRecord
+from boardlab.trees.gamelabels import root_label
 from boardlab.trees.generate import random_mcts_tree
 from boardlab.trees.io import load_tree, save_tree
 from boardlab.trees.layout import tidy_layout
@@ -21,27 +23,35 @@ class TreeMakingAgent(Agent):
 
     name = "test-tree-maker"
     summary = "test agent that builds a tiny tree"
+    searches = True
 
     def __init__(self, **options):
         super().__init__(**options)
-        self.trees: list[Tree] = []
+        self.trees: list[SearchTreeHandle] = []
 
     def step(self, state):
         legal = state.legal_actions()
         labels = [state.action_to_string(a) for a in legal]
+        children = []
+        for a in legal:
+            child = state.clone()
+            child.apply_action(a)
+            children.append(child)
         n = len(legal)
-        self.trees.append(
-            Tree.from_parents(
-                parent=[-1] + [0] * n,
-                move=[""] + labels,
-                visits=[10 * n] + [10] * n,
-                visits2=[5 * n] + [5] * n,
-                mean_payout=[0.5] * (n + 1),
-                state=["root"] + [f"after {m}" for m in labels],
-                player=[state.current_player()] + [1 - state.current_player()] * n,
-            )
+        tree = Tree.from_parents(
+            parent=[-1] + [0] * n,
+            move=[""] + labels,
+            visits=[10 * n] + [10] * n,
+            visits2=[5 * n] + [5] * n,
+            mean_payout=[0.5] * (n + 1),
+            state=[root_label(state.game.spec(), state.notation())] + [c.notation() for c in children],
+            player=[state.current_player()] + [c.current_player() for c in children],
         )
+        self.trees.append(SearchTreeHandle.of_tree(tree))
         return legal[0]
+
+    def last_tree(self):
+        return self.trees[-1] if self.trees else None
 
 
 @pytest.fixture(autouse=True)

@@ -3,17 +3,27 @@
 ``reset(game, player, seed)`` is called before each game; the arena passes a
 seed derived from the game's seed and the seat, so that every game replays
 exactly, whatever order games are played in.
+
+Search agents (``searches = True``) also describe their last search in
+``last_search`` and hand back the tree they built with :meth:`Agent.last_tree`;
+setting ``agent.stop`` from another thread ends a search early (it still
+returns its best move so far), which is how the web app cancels a move
+nobody waits for any more.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+import threading
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
 
 from boardlab.core.game import Game, State
 from boardlab.core.params import Option, resolve_options
 from boardlab.core.rng import derive_seed
+
+if TYPE_CHECKING:
+    from boardlab.agents.search_tree import SearchTreeHandle
 
 
 class Agent:
@@ -26,6 +36,8 @@ class Agent:
     games: ClassVar[tuple[str, ...] | None] = None
     #: whether a person answers (the arena refuses these in unattended play)
     interactive: ClassVar[bool] = False
+    #: whether it searches a tree it can hand back (``last_search``, :meth:`last_tree`)
+    searches: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         self.config = resolve_options(f"agent {self.name!r}", self.options, options)
@@ -33,6 +45,10 @@ class Agent:
         self.game: Game | None = None
         self.player = 0
         self.rng = np.random.default_rng(self.config.get("seed"))
+        #: set from another thread to end a search in progress early
+        self.stop = threading.Event()
+        #: facts about the last search (search agents): engine, simulations, seconds, children...
+        self.last_search: dict[str, Any] = {}
 
     def make_spec(self) -> str:
         changed = {k: v for k, v in self.config.items() if v != self.options[k].default}
@@ -54,6 +70,18 @@ class Agent:
 
     def step(self, state: State) -> int:
         raise NotImplementedError
+
+    @classmethod
+    def plays(cls, game: Game) -> str | None:
+        """None when the agent can play ``game``, else why not (agents for one game declare
+        ``games``; an agent with narrower needs, such as one board size, overrides this)."""
+        if cls.games is None or game.name in cls.games:
+            return None
+        return f"agent {cls.name!r} plays only {', '.join(cls.games)}, not {game.name}"
+
+    def last_tree(self) -> "SearchTreeHandle | None":
+        """The tree of the last search (search agents), exported when first asked for."""
+        return None
 
     def __repr__(self) -> str:
         return f"<agent {self.spec}>"

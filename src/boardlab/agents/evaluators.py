@@ -1,53 +1,64 @@
-"""Leaf evaluators for search: ``fn(state) -> list[float]``, a payoff per player in [-1, 1].
+"""Leaf evaluators by name, for agent specs such as ``mcts:eval=chess_material``.
 
-Evaluators live with their games (``boardlab.games.chess:evaluate_material``);
-this registry names them for agent specs such as ``mcts:eval=chess_material``
-and imports each one only when it is first used.
+Evaluators live with their games (``boardlab.games.chess:MATERIAL``, an
+:class:`~boardlab.core.evaluation.Evaluator`) and are found through the
+``boardlab.evaluators`` entry points; each is imported only when first used.
+An evaluator names the game it judges, so asking for another game's evaluator
+is a clear error before any search starts.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Callable
-
 from boardlab.core.errors import SpecError
-from boardlab.core.game import State
+from boardlab.core.evaluation import Evaluator
+from boardlab.core.game import Game
+from boardlab.core.plugins import evaluators as _evaluators
 
-Evaluator = Callable[[State], "list[float]"]
-
-#: evaluator name -> "package.module:function"
-EVALUATORS: dict[str, str] = {
-    "chess_material": "boardlab.games.chess:evaluate_material",
-    "mancala_store": "boardlab.games.mancala:evaluate_store",
-}
+#: the ``eval=`` value that forces random playouts even when the game has a default evaluator
+NO_EVALUATOR = "none"
 
 
 def register_evaluator(name: str, target: str) -> None:
-    """Name an evaluator ``"package.module:function"`` so agents can use ``eval=name``."""
-    if ":" not in target:
-        raise SpecError(f"evaluator {name!r}: target {target!r} must be 'package.module:function'")
-    EVALUATORS[name] = target
+    """Name an evaluator ``"package.module:OBJECT"`` for this process (packages use the
+    ``boardlab.evaluators`` entry points)."""
+    _evaluators.register(name, target)
 
 
-def evaluator_names() -> list[str]:
-    return sorted(EVALUATORS)
+def evaluator_names(game: Game | None = None) -> list[str]:
+    """Every evaluator's name, or only those that judge ``game``."""
+    if game is None:
+        return _evaluators.names()
+    return [name for name in _evaluators.names() if get_evaluator(name).applies_to(game)]
 
 
 def check_evaluator_name(name: str) -> None:
-    if name not in EVALUATORS:
-        raise SpecError(f"unknown evaluator {name!r} (known evaluators: {', '.join(evaluator_names())})")
+    if name not in _evaluators:
+        raise SpecError(f"unknown evaluator {name!r} (known evaluators: {', '.join(evaluator_names())}, or none)")
 
 
 def get_evaluator(name: str) -> Evaluator:
-    """The evaluator function named ``name``; a clear :class:`SpecError` when it is unknown or missing."""
+    """The evaluator named ``name``; a clear :class:`SpecError` when it is unknown or broken."""
+    found = _evaluators.load(name)
+    if not isinstance(found, Evaluator):
+        raise SpecError(f"evaluator {name!r}: {_evaluators.target(name)} is not a boardlab Evaluator")
+    return found
+
+
+def evaluator_for(game: Game, name: str | None) -> Evaluator | None:
+    """The evaluator a search on ``game`` uses: ``name``, the game's default when ``name`` is None,
+    or none at all for ``"none"``. Another game's evaluator is refused."""
+    if name == NO_EVALUATOR:
+        return None
+    if name is None:
+        name = game.default_evaluator()
+        if name is None:
+            return None
     check_evaluator_name(name)
-    target = EVALUATORS[name]
-    module_name, _, func_name = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise SpecError(f"evaluator {name!r}: cannot import {module_name} ({exc})") from None
-    try:
-        return getattr(module, func_name)
-    except AttributeError:
-        raise SpecError(f"evaluator {name!r}: {module_name} has no function {func_name!r}") from None
+    evaluator = get_evaluator(name)
+    if not evaluator.applies_to(game):
+        own = ", ".join(evaluator_names(game)) or "none"
+        raise SpecError(
+            f"evaluator {name!r} judges {evaluator.game} positions, not {game.name} "
+            f"({game.name}'s evaluators: {own}; eval=none plays random playouts)"
+        )
+    return evaluator

@@ -22,18 +22,25 @@ Statistics, as exported in :class:`~boardlab.trees.model.Tree`:
   number of iterations; a terminal node collects every visit itself;
 * ``created``: the iteration (1-based, per search) that added the node; 0 for
   the root and for nodes kept from the previous move's tree;
-* ``state``: the move path, space separated, from the start of the game when
-  it can be rebuilt (``"4 4 5"``, readable by ``game.state_from_moves``), else
-  from the search root.
+* ``player``: the player to move at the node, CHANCE at a chance node,
+  TERMINAL once the game is over (the codes of :mod:`boardlab.core.game`);
+* ``state``: the node's position in the game's own notation
+  (``state.notation()``: a move string for Connect Four, FEN for chess...);
+  the root's label starts with the game spec in brackets,
+  ``"[mancala] 4,4,4,4,4,4/0/4,4,4,4,4,4/0 S"``, so that a saved tree knows
+  its game (:mod:`boardlab.trees.gamelabels`). In a determinised search a
+  node's label is the public notation of the state it was first reached in.
 
 Chance nodes are sampled: each visit draws an outcome with its probability.
 Games with hidden information are determinised: every iteration searches a
-state drawn by ``state.resample_from_infostate(player, rng)`` (a tree over
-action sequences; at each node only the actions legal in that iteration's
-state compete). Playouts use the game's compiled kernel when it offers one
-(``game.playout_kernel().playout_returns(state, rng)``), else uniformly random
-Python moves. On Connect Four without a leaf evaluator the whole search runs
-compiled (:mod:`boardlab.agents.mcts_connect4`).
+state drawn by ``state.resample(player, rng)`` (a tree over action sequences;
+at each node only the actions legal in that iteration's state compete).
+Leaves are judged by the game's default evaluator (``game.default_evaluator()``,
+chess's material count) unless ``eval=`` names another or ``eval=none``;
+without an evaluator, playouts use the game's compiled kernel when it offers
+one (``game.playout_kernel()``), else uniformly random Python moves. When the
+game offers a whole compiled search (``game.compiled_search``, Connect Four's)
+and no evaluator is used, that engine runs instead of the generic one.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from __future__ import annotations
 import gc
 import math
 import random
+import threading
 import time
 from itertools import compress
 from typing import Any
@@ -48,21 +56,18 @@ from typing import Any
 import numpy as np
 
 from boardlab.agents.base import Agent
-from boardlab.agents.evaluators import check_evaluator_name, get_evaluator
-from boardlab.agents.search_tree import export_tree, subtree_mask
+from boardlab.agents.evaluators import check_evaluator_name, evaluator_for
+from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, SpecError
-from boardlab.core.game import CHANCE, State
+from boardlab.core.game import CHANCE, TERMINAL, State
 from boardlab.core.params import Option, non_negative, positive
+from boardlab.core.rng import kernel_rng
+from boardlab.core.search import ChildStats, SearchEngine, SearchSnapshot, subtree_mask
 from boardlab.trees.model import Tree
 
 
 def _one_of(*names: str):
     return lambda v: None if v in names else f"must be one of {', '.join(names)}"
-
-
-def kernel_rng(seed: int) -> np.ndarray:
-    """The one-element uint64 state that compiled playout kernels advance (never zero)."""
-    return np.array([(seed * 0x9E3779B97F4A7C15 | 1) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
 class GenericSearch:
@@ -95,8 +100,7 @@ class GenericSearch:
         self.evaluator = evaluator
         self.eval_plies = eval_plies
         self.hidden = hidden
-        make_kernel = getattr(self.game, "playout_kernel", None)
-        self.kernel = make_kernel() if make_kernel is not None and evaluator is None else None
+        self.kernel = self.game.playout_kernel() if evaluator is None else None
         self.krng = kernel_rng(seed)
         terminal = state.is_terminal()
         # one entry per node in each column
@@ -108,12 +112,14 @@ class GenericSearch:
         self.explore = [0.0]  # 1 / sqrt(visits), likewise
         self.wins = [0]
         self.created = [0]
-        self.player = [-1 if terminal else state.current_player()]
+        self.player = [state.current_player()]
         self.first = [-1]  # first child (children of a node are contiguous), -1 before expansion
         self.nch = [0]
         self.tried = [0]  # children tried so far: they are first..first+tried-1
         self.prob = [0.0]  # probability of a chance outcome
         self.label: list[str | None] = [None]
+        #: notation of each node's state, noted at its first visit (determinised search only)
+        self.notation: list[str | None] = [state.notation() if hidden else None]
         self.term = [terminal]
         #: state of each expanded node (perfect information), so that a descent applies no moves
         self.states: list[State | None] = [self.root]
@@ -124,17 +130,24 @@ class GenericSearch:
         self.inv_sqrt = [0.0] + [1.0 / math.sqrt(n) for n in range(1, 1024)]
 
     COLUMNS = ("parent", "action", "mover", "visits", "mean", "explore", "wins", "created", "player",
-               "first", "nch", "tried", "prob", "label", "term", "states", "kids")
+               "first", "nch", "tried", "prob", "label", "notation", "term", "states", "kids")
 
     # --- the search ------------------------------------------------------------
-    def run(self, iterations: int | None, deadline: float | None) -> int:
+    def run(self, iterations: int | None, deadline: float | None, stop: threading.Event | None = None,
+            max_nodes: int | None = None) -> int:
         iterate = self._iterate_hidden if self.hidden else self._iterate
         done = 0
         clock = time.perf_counter
         inv_sqrt = self.inv_sqrt
+        parent = self.parent
         while iterations is None or done < iterations:
-            if deadline is not None and done > 0 and clock() >= deadline:
-                break  # (one iteration always runs, so that there is a move to choose)
+            # (one iteration always runs, so that there is a move to choose)
+            if done > 0 and (
+                (deadline is not None and clock() >= deadline)
+                or (max_nodes is not None and len(parent) >= max_nodes)
+                or (stop is not None and done % 64 == 0 and stop.is_set())
+            ):
+                break
             if self.visits[0] + 2 >= len(inv_sqrt):
                 inv_sqrt.extend(1.0 / math.sqrt(n) for n in range(len(inv_sqrt), 2 * len(inv_sqrt)))
             self.iterations += 1
@@ -174,7 +187,7 @@ class GenericSearch:
         self.prob.extend(probs)
         for name, value in (("visits", 0), ("mean", 0.0), ("explore", 0.0), ("wins", 0),
                             ("created", -1), ("player", -1), ("first", -1), ("nch", 0), ("tried", 0),
-                            ("label", None), ("term", False), ("states", None), ("kids", None)):
+                            ("label", None), ("notation", None), ("term", False), ("states", None), ("kids", None)):
             getattr(self, name).extend([value] * k)
         self.first[node] = f
         self.nch[node] = k
@@ -226,9 +239,11 @@ class GenericSearch:
         self.label[node] = state.action_to_string(a)
         state.apply_action(a)
         self.created[node] = iteration
+        if self.hidden:
+            self.notation[node] = state.notation()
         if state.is_terminal():
             self.term[node] = True
-            self.player[node] = -1
+            self.player[node] = TERMINAL
             ret = self.final[node] = state.returns()
             return ret
         self.player[node] = state.current_player()
@@ -236,7 +251,7 @@ class GenericSearch:
 
     def _iterate_hidden(self, iteration: int) -> None:
         visits, mean, kids = self.visits, self.mean, self.kids
-        state = self.root.resample_from_infostate(self.root_player, self.np_rng)
+        state = self.root.resample(self.root_player, self.np_rng)
         node = 0
         path = [0]
         while True:
@@ -280,7 +295,7 @@ class GenericSearch:
         index = len(self.parent)
         defaults = {"parent": node, "action": a, "mover": mover, "visits": 0, "mean": 0.0,
                     "explore": 0.0, "wins": 0, "created": -1, "player": -1, "first": -1, "nch": 0, "tried": 0,
-                    "prob": 0.0, "label": None, "term": False, "states": None, "kids": None}
+                    "prob": 0.0, "label": None, "notation": None, "term": False, "states": None, "kids": None}
         for name in self.COLUMNS:
             getattr(self, name).append(defaults[name])
         return index
@@ -332,14 +347,13 @@ class GenericSearch:
     def root_visits(self) -> int:
         return self.visits[0]
 
-    def root_children(self) -> list[tuple[int, int, int, float]]:
-        """``(action, visits, wins, total)`` of each root child."""
+    def root_children(self) -> list[ChildStats]:
         if self.hidden:
             ids = sorted((self.kids[0] or {}).values())
         else:
             f = self.first[0]
             ids = range(f, f + self.nch[0]) if f >= 0 else []
-        return [(self.action[ch], self.visits[ch], self.wins[ch], self.mean[ch] * self.visits[ch]) for ch in ids]
+        return [ChildStats(self.action[ch], self.visits[ch], self.wins[ch], self.mean[ch]) for ch in ids]
 
     def reroot(self, actions: list[int], state: State) -> bool:
         """Keep the subtree reached by ``actions`` from the root; False when it was never visited."""
@@ -367,38 +381,27 @@ class GenericSearch:
         self.iterations = 0
         return True
 
-    def raw(self) -> dict[str, Any]:
-        return {
-            "parent": np.asarray(self.parent, dtype=np.int64),
-            "visits": np.asarray(self.visits, dtype=np.int64),
-            "wins": np.asarray(self.wins, dtype=np.int64),
-            "mean": np.asarray(self.mean, dtype=np.float64),
-            "player": np.asarray(self.player, dtype=np.int8),
-            "created": np.asarray(self.created, dtype=np.int64),
-            "moves": list(self.label),
-        }
-
-
-def history_label(state: State) -> str:
-    """The game so far as space-separated move labels, or ``""`` when it cannot be rebuilt
-    (hidden information, or a position set up without history)."""
-    game = state.game
-    if game.has_hidden_information or getattr(state, "start", None) is not None:
-        return ""
-    try:
-        replay = game.new_initial_state(state.seed)
-        parts = []
-        for a in state.history:
-            parts.append(replay.action_to_string(a))
-            replay.apply_action(a)
-    except BoardlabError:
-        return ""
-    return " ".join(parts)
+    def snapshot(self) -> SearchSnapshot:
+        return SearchSnapshot(
+            root=self.root.clone(),
+            parent=np.asarray(self.parent, dtype=np.int64),
+            actions=np.asarray(self.action, dtype=np.int64),
+            visits=np.asarray(self.visits, dtype=np.int64),
+            wins=np.asarray(self.wins, dtype=np.int64),
+            mean=np.asarray(self.mean, dtype=np.float64),
+            player=np.asarray(self.player, dtype=np.int8),
+            created=np.asarray(self.created, dtype=np.int64),
+            moves=list(self.label),
+            states=list(self.notation) if self.hidden else None,
+            root_notation=self.notation[0] if self.hidden else self.root.notation(),
+            engine=self.engine,
+        )
 
 
 class MCTSAgent(Agent):
     name = "mcts"
-    summary = "UCT Monte Carlo tree search (random playouts or a leaf evaluator)"
+    searches = True
+    summary = "UCT Monte Carlo tree search (the game's evaluator, compiled or random playouts)"
     options = {
         "iterations": Option("iterations", int, None, "iterations per move (default 1000, unlimited when time is given)", positive),
         "time": Option("time", float, None, "seconds per move; with iterations, whichever ends first", positive),
@@ -407,38 +410,41 @@ class MCTSAgent(Agent):
         "seed": Option("seed", int, None, "seed of the search (default: from the game seed)"),
         "reuse": Option("reuse", bool, False, "keep the subtree of the moves actually played for the next search (perfect-information games; determinised searches start afresh)"),
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
-        "eval": Option("eval", str, None, "leaf evaluator (chess_material, mancala_store, or one added with register_evaluator) instead of full playouts"),
+        "eval": Option("eval", str, None, "leaf evaluator: default the game's own (chess: chess_material), none for random playouts, or a name from 'boardlab agents'"),
         "eval_plies": Option("eval_plies", int, 0, "random plies played before the evaluator is asked", non_negative),
-        "engine": Option("engine", str, "auto", "auto (compiled on connect4 when possible), compiled or generic", _one_of("auto", "compiled", "generic")),
+        "engine": Option("engine", str, "auto", "auto (the game's compiled search when it offers one and no evaluator is used), compiled or generic", _one_of("auto", "compiled", "generic")),
+        "max_nodes": Option("max_nodes", int, None, "stop a search once its tree holds this many nodes (default: no limit)", positive),
     }
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        if self.config["eval"] is not None:
+        if self.config["eval"] not in (None, "none"):
             check_evaluator_name(self.config["eval"])
-        self._search: Any = None
+        self._search: SearchEngine | None = None
         self._search_key: Any = None
         self._trees: list[Any] = []
-        #: facts about the last search: engine, simulations, seconds, children...
-        self.last_search: dict[str, Any] = {}
 
     def reset(self, game, player: int, seed: int | None = None) -> None:
         super().reset(game, player, seed)
         self._search = None
         self._trees = []
+        self._evaluator = evaluator_for(game, self.config["eval"])  # refuses another game's evaluator now
         self._warm_up(game)
 
     def _warm_up(self, game) -> None:
         """Load the compiled code this game's searches will use now, not in the first move's time."""
-        if self.config["eval"] is not None:
+        if self._evaluator is not None:
             return
-        if game.name == "connect4" and self.config["engine"] != "generic":
-            from boardlab.agents.mcts_connect4 import CompiledConnect4Search
-
-            CompiledConnect4Search(game.new_initial_state(), 0, 1.0).run(1, None)
-        elif getattr(game, "playout_kernel", None) is not None:
-            state = game.new_initial_state()
-            game.playout_kernel().playout_returns(state, kernel_rng(0))
+        state = game.new_initial_state(0)
+        if state.is_terminal() or state.is_chance_node():
+            return
+        compiled = game.compiled_search(state, 0, 1.0) if self.config["engine"] != "generic" else None
+        if compiled is not None:
+            compiled.run(1, None)
+            return
+        kernel = game.playout_kernel()
+        if kernel is not None:
+            kernel.playout_returns(state, kernel_rng(0))
 
     # --- choosing a move ---------------------------------------------------------
     def step(self, state: State) -> int:
@@ -446,6 +452,8 @@ class MCTSAgent(Agent):
         player = state.current_player()
         if state.is_terminal() or player < 0:
             raise BoardlabError("mcts: there is no move to choose in this state (terminal or chance node)")
+        if self.game is None or state.game != self.game:
+            self.reset(state.game, player)
         budget = self.config["time"]
         iterations = self.config["iterations"]
         if iterations is None and budget is None:
@@ -458,31 +466,32 @@ class MCTSAgent(Agent):
         collecting = gc.isenabled()
         gc.disable()
         try:
-            done = search.run(iterations, deadline)
+            done = search.run(iterations, deadline, self.stop, self.config["max_nodes"])
         finally:
             if collecting:
                 gc.enable()
         end = time.perf_counter()
         seconds = end - search_start
         children = search.root_children()
-        visited = [ch for ch in children if ch[1] > 0]
+        visited = [ch for ch in children if ch.visits > 0]
         if not visited:
             raise BoardlabError("mcts: the search ended before trying any move (time budget too small?)")
         if self.config["final"] == "mean":
-            key = lambda ch: (ch[3] / ch[1], ch[1])  # noqa: E731
+            key = lambda ch: (ch.mean, ch.visits)  # noqa: E731
         else:
-            key = lambda ch: (ch[1], ch[3] / ch[1])  # noqa: E731
-        action = max(visited, key=key)[0]
+            key = lambda ch: (ch.visits, ch.mean)  # noqa: E731
+        action = max(visited, key=key).action
         self.last_search = {
             "engine": search.engine,
             "simulations": done,
             "seconds": seconds,
             "simulations_per_second": done / seconds if seconds > 0 else None,
             "root_visits": search.root_visits(),
+            "stopped": self.stop.is_set(),
             "children": [
-                {"action": a, "move": state.action_to_string(a), "visits": n, "wins": w, "mean": t / n if n else 0.0}
-                for a, n, w, t in sorted(children, key=lambda ch: -ch[1])
-                if n > 0
+                {"action": ch.action, "move": state.action_to_string(ch.action), "visits": ch.visits,
+                 "wins": ch.wins, "mean": ch.mean}
+                for ch in sorted(visited, key=lambda ch: -ch.visits)
             ],
             "action": action,
             "move": state.action_to_string(action),
@@ -498,34 +507,33 @@ class MCTSAgent(Agent):
                 "seconds": seconds,
                 "chosen": state.action_to_string(action),
             }
-            self._trees.append((search.raw(), meta, state.clone()))
+            self._trees.append(SearchTreeHandle(search.snapshot(), meta))
             del self._trees[: -self.config["keep_trees"]]
         self._search = search if self.config["reuse"] else None
-        self._search_key = (state.game, state.seed, getattr(state, "start", None))
+        self._search_key = (state.game, state.seed, state.start_position())
         # the whole step, setup (tree reuse, first use of compiled code) and bookkeeping included
         self.last_search["step_seconds"] = time.perf_counter() - start
         return action
 
-    def _new_search(self, state: State, player: int):
+    def _new_search(self, state: State, player: int) -> SearchEngine:
         game = state.game
         engine = self.config["engine"]
-        compiled_ok = game.name == "connect4" and self.config["eval"] is None
-        if engine == "compiled" and not compiled_ok:
-            raise SpecError("agent 'mcts': engine=compiled needs game connect4 and no eval option")
         seed = int(self.rng.integers(1 << 62))
-        if compiled_ok and engine != "generic":
-            from boardlab.agents.mcts_connect4 import CompiledConnect4Search  # numba: on first use
-
-            return CompiledConnect4Search(state, seed, self.config["c"])
-        evaluator = get_evaluator(self.config["eval"]) if self.config["eval"] is not None else None
+        if self._evaluator is None and engine != "generic":
+            compiled = game.compiled_search(state, seed, self.config["c"])
+            if compiled is not None:
+                return compiled
+        if engine == "compiled":
+            why = "uses a leaf evaluator (add eval=none)" if self._evaluator is not None else "offers no compiled search"
+            raise SpecError(f"agent 'mcts': engine=compiled is not possible here: {game.name} {why}")
         return GenericSearch(
-            state, seed, self.config["c"], player, evaluator, self.config["eval_plies"],
-            hidden=bool(game.has_hidden_information),
+            state, seed, self.config["c"], player, self._evaluator, self.config["eval_plies"],
+            hidden=game.has_hidden_information,
         )
 
-    def _reused(self, state: State):
+    def _reused(self, state: State) -> SearchEngine | None:
         search = self._search
-        if search is None or self._search_key != (state.game, state.seed, getattr(state, "start", None)):
+        if search is None or self._search_key != (state.game, state.seed, state.start_position()):
             return None
         old, new = search.root_history, list(state.history)
         if len(new) <= len(old) or new[: len(old)] != old:
@@ -536,23 +544,7 @@ class MCTSAgent(Agent):
     @property
     def trees(self) -> list[Tree]:
         """The trees of the last ``keep_trees`` moves, oldest first (exported on first access)."""
-        for index, item in enumerate(self._trees):
-            if not isinstance(item, Tree):
-                self._trees[index] = self._export(*item)
-        return self._trees
+        return [handle.tree() for handle in self._trees]
 
-    @staticmethod
-    def _export(raw: dict[str, Any], meta: dict[str, Any], state: State) -> Tree:
-        root_label = history_label(state)
-        at_start = not state.history and getattr(state, "start", None) is None
-        from_start = bool(root_label) or at_start
-        meta = dict(
-            meta,
-            root_label=root_label,
-            labels="move path from the start of the game" if from_start else "move path from the search root",
-        )
-        return export_tree(
-            raw["parent"], raw["visits"], raw["wins"], raw.get("total"), raw["player"], raw["created"],
-            moves=raw.get("moves"), move_codes=raw.get("move_codes"), move_table=raw.get("move_table", ()),
-            root_label=root_label, meta=meta, mean=raw.get("mean"),
-        )
+    def last_tree(self) -> SearchTreeHandle | None:
+        return self._trees[-1] if self._trees else None

@@ -36,7 +36,9 @@ def make_agent(spec: str, game: Game | None = None, **extra: Any) -> Agent:
     """Build an agent from its spec string; ``game`` lets it refuse games it cannot play."""
     name, raw = parse_spec(spec)
     cls = agent_class(name)
-    if game is not None and cls.games is not None and game.name not in cls.games:
-        raise SpecError(f"agent {name!r} plays only {', '.join(cls.games)}, not {game.name!r}")
+    if game is not None:
+        problem = cls.plays(game)
+        if problem:
+            raise SpecError(problem)
     return cls(**raw, **extra)
 

@@ -1,33 +1,24 @@
-"""Flat search-tree arrays: re-rooting for tree reuse and export to the columnar :class:`Tree`.
+"""Export of a search to the columnar :class:`Tree`: what the viewer draws and the files hold.
 
-Both MCTS engines (the generic one over the State API and the compiled Connect
-Four one) keep their nodes in flat arrays where every node's parent has a
-smaller index than the node itself (children are created after their parent).
-The helpers here rely on that order and never recurse, so trees of millions of
-nodes export in linear time.
+Every search engine (the generic one over the State API, a game's compiled one)
+hands back a :class:`~boardlab.core.search.SearchSnapshot`: flat arrays where
+every node's parent has a smaller index than the node itself. The helpers here
+rely on that order and never recurse, so trees of millions of nodes export in
+linear time. Export is lazy (:class:`SearchTreeHandle`): a duel that never
+looks at its trees never pays for their labels.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import threading
+from typing import Any, Sequence
 
 import numpy as np
 from numba import njit
 
+from boardlab.core.search import SearchSnapshot
+from boardlab.trees.gamelabels import root_label
 from boardlab.trees.model import Labels, Tree
-
-
-@njit(cache=True)
-def subtree_mask(parent: np.ndarray, root: int) -> np.ndarray:
-    """Nodes of the subtree under ``root`` (``parent[i] < i`` for every node but node 0)."""
-    n = parent.shape[0]
-    keep = np.zeros(n, dtype=np.bool_)
-    keep[root] = True
-    for i in range(root + 1, n):
-        p = parent[i]
-        if p >= 0 and keep[p]:
-            keep[i] = True
-    return keep
 
 
 @njit(cache=True)
@@ -57,19 +48,21 @@ def preorder_positions(parent: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def path_labels(parent: np.ndarray, move_data: np.ndarray, move_offsets: np.ndarray, root: np.ndarray):
-    """Each node's move path (``root`` then the moves from the root, space separated).
+def path_labels(parent: np.ndarray, move_data: np.ndarray, move_offsets: np.ndarray, root: np.ndarray, sep: np.ndarray):
+    """Each node's move path: ``root`` then the moves from the root, joined by ``sep``
+    (zero or one byte; no separator after an empty prefix).
 
     ``parent`` is in preorder (or any order with ``parent[i] < i``); returns the
     UTF-8 buffer and offsets of a :class:`Labels` column.
     """
     n = parent.shape[0]
+    gap = sep.shape[0]
     length = np.empty(n, dtype=np.int64)
     length[0] = root.shape[0]
     for i in range(1, n):
         own = move_offsets[i + 1] - move_offsets[i]
         above = length[parent[i]]
-        length[i] = above + (1 if above > 0 else 0) + own
+        length[i] = above + (gap if above > 0 else 0) + own
     offsets = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
         offsets[i + 1] = offsets[i] + length[i]
@@ -83,8 +76,8 @@ def path_labels(parent: np.ndarray, move_data: np.ndarray, move_offsets: np.ndar
         for j in range(pl):
             data[start + j] = data[ps + j]
         k = start + pl
-        if pl > 0:
-            data[k] = 32  # space
+        if pl > 0 and gap > 0:
+            data[k] = sep[0]
             k += 1
         for j in range(move_offsets[i], move_offsets[i + 1]):
             data[k] = move_data[j]
@@ -110,30 +103,43 @@ def labels_from_codes(codes: np.ndarray, table_data: np.ndarray, table_offsets: 
     return data, offsets
 
 
-def export_tree(
-    parent: np.ndarray,
-    visits: np.ndarray,
-    wins: np.ndarray,
-    total: np.ndarray | None,
-    player: np.ndarray,
-    created: np.ndarray,
-    moves: Sequence[str | None] | None = None,
-    move_codes: np.ndarray | None = None,
-    move_table: Sequence[str] = (),
-    root_label: str = "",
-    meta: dict | None = None,
-    mean: np.ndarray | None = None,
-) -> Tree:
-    """The visited nodes of a flat search tree as a :class:`Tree` in preorder.
+class SearchTreeHandle:
+    """One search's tree as the engine left it, exported to a :class:`Tree` on first use."""
 
-    Arrays are indexed by internal node id (``parent[i] < i``); nodes with zero
-    visits (children allocated at expansion but never tried) are left out.
-    ``moves`` gives each internal node's move label, or ``move_codes`` index
-    ``move_table`` (the compiled engine's actions); ``total`` is the sum of
-    payouts, turned into ``mean_payout``.
+    def __init__(self, snapshot: SearchSnapshot, meta: dict[str, Any]) -> None:
+        self.snapshot: SearchSnapshot | None = snapshot
+        self.meta = meta
+        self.nodes = int(np.count_nonzero(snapshot.visits > 0)) or 1
+        self._tree: Tree | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of_tree(cls, tree: Tree) -> "SearchTreeHandle":
+        """A handle on a tree that is already exported (agents that build a :class:`Tree` themselves)."""
+        handle = cls.__new__(cls)
+        handle.snapshot, handle.meta, handle.nodes = None, tree.meta, len(tree)
+        handle._tree, handle._lock = tree, threading.Lock()
+        return handle
+
+    def tree(self) -> Tree:
+        with self._lock:
+            if self._tree is None:
+                assert self.snapshot is not None
+                self._tree = snapshot_to_tree(self.snapshot, self.meta)
+                self.snapshot = None  # the arrays now live in the tree
+            return self._tree
+
+
+def snapshot_to_tree(snapshot: SearchSnapshot, meta: dict[str, Any] | None = None) -> Tree:
+    """The visited nodes of a search as a :class:`Tree` in preorder.
+
+    Nodes with zero visits (children allocated at expansion but never tried)
+    are left out. State labels are the game's notation of each node's
+    position; the root's is prefixed with the game spec (see
+    :mod:`boardlab.trees.gamelabels`).
     """
-    parent = np.asarray(parent, dtype=np.int64)
-    visits = np.asarray(visits, dtype=np.int64)
+    parent = np.asarray(snapshot.parent, dtype=np.int64)
+    visits = np.asarray(snapshot.visits, dtype=np.int64)
     keep = visits > 0
     keep[0] = True
     index = np.flatnonzero(keep)
@@ -148,33 +154,68 @@ def export_tree(
     source = index[order]  # internal id at each preorder position
     pre_parent = np.full(len(order), -1, dtype=np.int64)
     pre_parent[1:] = pos[kept_parent[order[1:]]]
-    if move_codes is not None:
-        codes = np.asarray(move_codes, dtype=np.int64)[source]
+    if snapshot.moves is None:
+        codes = np.asarray(snapshot.actions, dtype=np.int64)[source]
         codes[0] = -1  # the root has no move
-        move_labels = code_labels(codes, move_table)
+        move_labels = code_labels(codes, snapshot.move_table)
     else:
-        assert moves is not None
+        moves = snapshot.moves
         move_labels = Labels.from_strings((moves[int(i)] or "") if i else "" for i in source)
-    root_bytes = np.frombuffer(root_label.encode("utf-8"), dtype=np.uint8).copy()
-    data, offsets = path_labels(pre_parent, move_labels.data, move_labels.offsets - move_labels.offsets[0], root_bytes)
-    node_visits = visits[source]
-    if mean is not None:
-        mean = np.asarray(mean, dtype=np.float64)[source]
-    else:
-        mean = np.divide(np.asarray(total, dtype=np.float64)[source], node_visits, out=np.zeros(len(source)), where=node_visits > 0)
-    child_count = np.bincount(pre_parent[1:], minlength=len(source)).astype(np.int32)
+    states = _state_labels(snapshot, source, pre_parent, move_labels)
+    root = snapshot.root
+    states = _with_root_label(states, root_label(root.game.spec(), states[0]))
+    meta = dict(meta or {})
+    meta.setdefault("game", root.game.spec())
     return Tree(
         parent=pre_parent.astype(np.int32),
-        child_count=child_count,
+        child_count=np.bincount(pre_parent[1:], minlength=len(source)).astype(np.int32),
         move=move_labels,
-        visits=node_visits,
-        visits2=np.asarray(wins, dtype=np.int64)[source],
-        mean_payout=mean,
-        player=np.asarray(player, dtype=np.int8)[source],
-        state=Labels(data, offsets),
-        meta=dict(meta or {}),
-        created=np.asarray(created, dtype=np.int64)[source],
+        visits=visits[source],
+        visits2=np.asarray(snapshot.wins, dtype=np.int64)[source],
+        mean_payout=np.asarray(snapshot.mean, dtype=np.float64)[source],
+        player=np.asarray(snapshot.player, dtype=np.int8)[source],
+        state=states,
+        meta=meta,
+        created=np.asarray(snapshot.created, dtype=np.int64)[source],
     )
+
+
+def _state_labels(snapshot: SearchSnapshot, source: np.ndarray, pre_parent: np.ndarray, move_labels: Labels) -> Labels:
+    """Each node's notation: as the engine noted it, as a move path, or by replaying the moves."""
+    if snapshot.states is not None:
+        states = snapshot.states
+        labels = [states[int(i)] or "" for i in source]
+        labels[0] = snapshot.root_notation
+        return Labels.from_strings(labels)
+    if snapshot.path_separator is not None:
+        root_bytes = np.frombuffer(snapshot.root_notation.encode("utf-8"), dtype=np.uint8).copy()
+        sep = np.frombuffer(snapshot.path_separator.encode("utf-8"), dtype=np.uint8).copy()
+        data, offsets = path_labels(pre_parent, move_labels.data, move_labels.offsets - move_labels.offsets[0], root_bytes, sep)
+        return Labels(data, offsets)
+    # replay depth first, keeping only the states of the current path
+    actions = np.asarray(snapshot.actions, dtype=np.int64)[source]
+    labels = [snapshot.root_notation]
+    path: list[tuple[int, Any]] = [(0, snapshot.root)]
+    for k in range(1, len(source)):
+        up = pre_parent[k]
+        while path[-1][0] != up:
+            path.pop()
+        state = path[-1][1].clone()
+        state.apply_action(int(actions[k]))
+        labels.append(state.notation())
+        path.append((k, state))
+    return Labels.from_strings(labels)
+
+
+def _with_root_label(labels: Labels, first: str) -> Labels:
+    """``labels`` with the first entry replaced by ``first``."""
+    head = np.frombuffer(first.encode("utf-8"), dtype=np.uint8)
+    offsets = labels.offsets - labels.offsets[0]
+    rest = np.asarray(labels.data)[labels.offsets[1]: labels.offsets[-1]]
+    data = np.concatenate([head, rest])
+    new_offsets = offsets.copy()
+    new_offsets[1:] = offsets[1:] - offsets[1] + len(head)
+    return Labels(data, new_offsets)
 
 
 def code_labels(codes: np.ndarray, table: Sequence[str]) -> Labels:

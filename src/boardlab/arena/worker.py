@@ -62,11 +62,10 @@ def _game_for(job: Job) -> Game:
 
 
 def final_scores(game: Game, record: Any) -> list[float] | None:
-    """``state.scores()`` of the game's final state, when the game keeps scores."""
-    probe = game.new_initial_state(record.seed)
-    if not callable(getattr(probe, "scores", None)):
+    """``state.scores()`` of the game's final state, when the game declares scores."""
+    if not game.game_type.provides_scores:
         return None
-    state = game.state_from_history(record.actions, record.seed)
+    state = game.state_from_history(record.actions, record.seed, record.start)
     return [float(s) for s in state.scores()]
 
 

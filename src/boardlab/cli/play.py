@@ -59,7 +59,7 @@ def play(
 def replay(
     record: Path = typer.Argument(..., help="A game record (JSON) written by play, duel --records or the web app."),
     rerun: bool = typer.Option(False, "--rerun", help="Also replay the agents from the seed and check they choose the same moves."),
-    json_out: bool = typer.Option(False, "--json", help="Print one JSON object: game, params, seed, agents, moves, returns, final (the final state), agents_agree (with --rerun)."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object: game, params, seed, agents, moves, returns, final (the final position: notation and its public observation, to_move, text, board...), agents_agree (with --rerun)."),
 ) -> None:
     """Replay a game record move by move and check it ends with the recorded returns."""
     rec = GameRecord.load(record)
@@ -78,10 +78,11 @@ def replay(
     if json_out:
         print_json({
             "game": rec.game, "params": rec.params, "seed": rec.seed, "agents": rec.agents,
-            "moves": rec.moves, "returns": rec.returns, "final": final.to_dict(), "agents_agree": agree,
+            "moves": rec.moves, "returns": rec.returns, "final": {"notation": final.notation(), **final.observation(None)},
+            "agents_agree": agree,
         })
         return
-    state = make(rec.game, **rec.params).new_initial_state(rec.seed)
+    state = make(rec.game, **rec.params).state_from_history([], rec.seed, rec.start)
     for number, action in enumerate(rec.actions, start=1):
         mover = state.current_player()
         text = state.action_to_string(action)

@@ -35,14 +35,14 @@ def search(
     if state.is_chance_node():
         raise BoardlabError(f"position {position!r} waits for a chance outcome, not for a player's move")
     the_agent = make_agent(agent, the_game)
-    if not hasattr(the_agent, "last_search"):
+    if not the_agent.searches:
         raise BoardlabError(f"agent {the_agent.spec!r} is not a search agent (try mcts)")
     player = state.current_player()
     the_agent.reset(the_game, player, seed)
     action = the_agent.step(state)
     info = the_agent.last_search
-    trees = getattr(the_agent, "trees", [])
-    tree = trees[-1] if trees else None
+    handle = the_agent.last_tree()
+    tree = handle.tree() if handle is not None else None
     if save is not None:
         if tree is None:
             raise BoardlabError("the agent kept no tree to save (keep_trees=0?)")

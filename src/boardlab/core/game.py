@@ -6,44 +6,162 @@ integers in ``range(game.num_distinct_actions())``. Player ids are ``0..n-1``;
 ``current_player()`` returns :data:`CHANCE` at chance nodes and
 :data:`TERMINAL` when the game is over.
 
-Every state keeps its ``history`` (all actions from the initial state, chance
-outcomes included), so a state is fully described by the game, the seed and
-the history; that is what game records store.
+A game declares what it is in a :class:`GameType` (players, chance, hidden
+information, utility, scores, how seats are named and coloured, its board
+view for the browser), as OpenSpiel's ``GameType`` does. Generic code (search,
+arena, web, command line) reads these facts and calls the hooks below, whose
+defaults fit a simple game; it never asks for a game by name.
+
+Every state keeps its ``history`` (all actions from its start, chance outcomes
+included). A state starts either from ``game.new_initial_state(seed)`` or from
+a set-up position (:meth:`State.start_position` gives its notation), so a
+state is fully described by the game, the seed or start position, and the
+history; that is what game records store.
+
+Per-player views: :meth:`State.observation` is what one seat may see, JSON
+ready; :meth:`State.information_state_string` the same as one string;
+:meth:`State.resample` deals a full state consistent with what a seat has
+seen, for determinised search. In a game of perfect information all three are
+the full state.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
 
-from boardlab.core.errors import BoardlabError, IllegalActionError
+import numpy as np
+
+from boardlab.core.errors import BoardlabError, FormatError, IllegalActionError
 from boardlab.core.params import Option, resolve_options
 
+#: ``current_player()`` at a chance node
 CHANCE = -1
+#: a player code for "not known" (tree files that do not say whose turn it is)
+UNKNOWN_PLAYER = -3
+#: ``current_player()`` once the game is over
 TERMINAL = -4
+
+CHANCE_MODES = ("deterministic", "explicit", "sampled")
+INFORMATION = ("perfect", "imperfect")
+UTILITIES = ("zero_sum", "constant_sum", "general_sum", "identical")
+
+
+@dataclass(frozen=True)
+class GameType:
+    """What a game is, declared once by its class (``game_type = GameType(...)``).
+
+    * ``chance``: ``deterministic`` (no chance nodes), ``explicit`` (chance
+      nodes with exact outcome probabilities: ``state.chance_outcomes()``) or
+      ``sampled`` (the randomness is fixed by the seed at the start, as a
+      shuffled deck, and never shows up as chance nodes);
+    * ``information``: ``perfect`` or ``imperfect`` (some seat may not see
+      everything; then the state must implement ``observation``,
+      ``information_state_string`` and ``resample`` for real);
+    * ``utility``: ``zero_sum``, ``constant_sum``, ``general_sum`` or ``identical``;
+    * ``provides_scores``: ``state.scores()`` gives the rules' points as well as
+      the win/loss ``returns()``;
+    * ``player_names`` and ``player_colors``: how people call each seat and the
+      colour of its pieces (CSS), for boards, legends and tree viewers; a game
+      with a variable number of players names as many seats as it allows;
+    * ``renderer``: ``"package:path/in/package.js"``, an ES module that draws
+      the board in the browser (see docs/adding-a-game.md); None shows the
+      state's text and one button per legal move.
+    """
+
+    short_name: str
+    long_name: str
+    min_players: int = 2
+    max_players: int = 2
+    chance: str = "deterministic"
+    information: str = "perfect"
+    utility: str = "zero_sum"
+    provides_scores: bool = False
+    player_names: tuple[str, ...] = ()
+    player_colors: tuple[str, ...] = ()
+    renderer: str | None = None
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not self.short_name or any(c in self.short_name for c in ":,=[] "):
+            problems.append(f"short_name {self.short_name!r} must be a plain word")
+        if not 1 <= self.min_players <= self.max_players:
+            problems.append(f"players {self.min_players}..{self.max_players} is not a range")
+        for field, value, allowed in (("chance", self.chance, CHANCE_MODES), ("information", self.information, INFORMATION),
+                                      ("utility", self.utility, UTILITIES)):
+            if value not in allowed:
+                problems.append(f"{field} {value!r} is not one of {', '.join(allowed)}")
+        if problems:
+            raise ValueError(f"GameType of {self.short_name!r}: " + "; ".join(problems))
+
+    @property
+    def has_chance(self) -> bool:
+        return self.chance == "explicit"
+
+    @property
+    def has_hidden_information(self) -> bool:
+        return self.information == "imperfect"
+
+    def player_name(self, player: int) -> str:
+        if 0 <= player < len(self.player_names):
+            return self.player_names[player]
+        return f"Player {player + 1}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.short_name, "long_name": self.long_name, "players": [self.min_players, self.max_players],
+            "chance": self.chance, "information": self.information, "utility": self.utility,
+            "provides_scores": self.provides_scores, "player_names": list(self.player_names),
+            "player_colors": list(self.player_colors), "renderer": self.renderer,
+        }
 
 
 class Game:
-    """Rules and parameters of one game. Subclasses set the class attributes."""
+    """Rules and parameters of one game. Subclasses set ``game_type`` and ``parameters``."""
 
-    name: ClassVar[str] = ""
-    long_name: ClassVar[str] = ""
+    game_type: ClassVar[GameType]
     #: declared parameters; ``make(name, **params)`` checks given values against these
     parameters: ClassVar[Mapping[str, Option]] = {}
+    # copied from game_type so that ``game.name`` reads as in OpenSpiel
+    name: ClassVar[str] = ""
+    long_name: ClassVar[str] = ""
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
-    has_chance: ClassVar[bool] = False
-    has_hidden_information: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = cls.__dict__.get("game_type")
+        if declared is not None:
+            cls.name = declared.short_name
+            cls.long_name = declared.long_name
+            cls.min_players = declared.min_players
+            cls.max_players = declared.max_players
 
     def __init__(self, **params: Any) -> None:
         self.params = resolve_options(f"game {self.name!r}", self.parameters, params)
 
     # --- description -----------------------------------------------------------
+    @property
+    def has_chance(self) -> bool:
+        return self.game_type.has_chance
+
+    @property
+    def has_hidden_information(self) -> bool:
+        return self.game_type.has_hidden_information
+
     def num_players(self) -> int:
         return self.min_players
 
     def num_distinct_actions(self) -> int:
         raise NotImplementedError
+
+    def max_game_length(self) -> int:
+        """The most actions (chance outcomes included) a game can last."""
+        raise NotImplementedError
+
+    def player_name(self, player: int) -> str:
+        return self.game_type.player_name(player)
 
     def spec(self) -> str:
         """The spec string that makes this game again, e.g. ``connect4:rows=6,cols=7,k=4``."""
@@ -62,19 +180,31 @@ class Game:
     def __hash__(self) -> int:
         return hash((self.name, tuple(sorted(self.params.items()))))
 
+    # --- hooks generic code calls (defaults fit a game without them) -------------
+    def playout_kernel(self) -> Any | None:
+        """A compiled random-playout kernel (``kernel.playout_returns(state, rng)`` with
+        ``rng = core.rng.kernel_rng(seed)``), or None: search then plays random moves in Python."""
+        return None
+
+    def compiled_search(self, state: "State", seed: int, c: float) -> Any | None:
+        """A compiled UCT engine for ``state`` (a :class:`boardlab.core.search.SearchEngine`
+        with random playouts and exploration constant ``c``), or None."""
+        return None
+
+    def default_evaluator(self) -> str | None:
+        """The name of the leaf evaluator search uses by default (``mcts:eval=none``
+        forces random playouts), or None for random playouts."""
+        return None
+
     # --- states ----------------------------------------------------------------
     def new_initial_state(self, seed: int | None = None) -> "State":
         raise NotImplementedError
 
-    def state_from_history(self, actions: Sequence[int], seed: int | None = None) -> "State":
-        """Replay ``actions`` from the initial state; an illegal one is reported by its index."""
-        state = self.new_initial_state(seed)
-        for index, action in enumerate(actions):
-            try:
-                state.apply_action(int(action))
-            except IllegalActionError as exc:
-                raise IllegalActionError(f"move {index + 1} of the history: {exc}") from None
-        return state
+    def state_from_history(self, actions: Sequence[int], seed: int | None = None, start: str | None = None) -> "State":
+        """Replay ``actions`` from the initial state (or the set-up position ``start``);
+        an illegal one is reported by its index."""
+        state = self.new_initial_state(seed) if start is None else self._setup_state(start, seed)
+        return replay_actions(state, actions)
 
     def state_from_moves(self, moves: str | Sequence[str], seed: int | None = None) -> "State":
         """Play moves written as :meth:`State.action_to_string` writes them.
@@ -95,16 +225,77 @@ class Game:
     def split_moves(self, text: str) -> list[str]:
         return [part for part in text.replace(",", " ").split() if part]
 
+    def state_from_notation(self, text: str) -> "State":
+        """The state a :meth:`State.notation` describes (a position in the game's own notation).
+
+        The default notation is the moves from the start, as
+        :meth:`state_from_moves` reads them. Games of imperfect information,
+        whose notation shows only what is public, raise :class:`BoardlabError`.
+        """
+        if self.has_hidden_information:
+            raise BoardlabError(f"a {self.long_name or self.name} notation shows only what is public; it fixes no state")
+        return self.state_from_moves(text)
+
+    def player_of_notation(self, text: str) -> int:
+        """Whose turn it is in a position written in the game's notation (or CHANCE / TERMINAL)."""
+        return self.state_from_notation(text).current_player()
+
+    def players_of_notations(self, texts: Sequence[str]) -> np.ndarray:
+        """:meth:`player_of_notation` of many positions (int8); games override it when they can do it faster.
+
+        A text that is not a position of this game gives :data:`UNKNOWN_PLAYER`.
+        """
+        out = np.full(len(texts), UNKNOWN_PLAYER, dtype=np.int8)
+        for index, text in enumerate(texts):
+            try:
+                out[index] = self.player_of_notation(text)
+            except (BoardlabError, ValueError):
+                pass
+        return out
+
+    def _setup_state(self, start: str, seed: int | None) -> "State":
+        # a notation that is a move list gives a state with history and no start position; fine either way
+        state = self.state_from_notation(start)
+        state.seed = seed
+        return state
+
     def state_from_json(self, doc: str | Mapping[str, Any]) -> "State":
         """Rebuild a state written by :meth:`State.to_json`."""
-        data = json.loads(doc) if isinstance(doc, str) else dict(doc)
+        if isinstance(doc, str):
+            try:
+                data = json.loads(doc)
+            except json.JSONDecodeError as exc:
+                raise FormatError(f"state is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        else:
+            data = dict(doc)
+        if not isinstance(data, dict):
+            raise FormatError("a state is a JSON object")
         if data.get("game") != self.name:
             raise BoardlabError(f"state is for game {data.get('game')!r}, not {self.name!r}")
         if data.get("params", self.params) != self.params:
             raise BoardlabError(
                 f"state was made with parameters {data.get('params')}, this game has {self.params}"
             )
-        return self.state_from_history(data.get("history", []), data.get("seed"))
+        history = data.get("history", [])
+        if not isinstance(history, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in history):
+            raise FormatError("state 'history' must be a list of integers")
+        start = data.get("start")
+        if start is not None and not isinstance(start, str):
+            raise FormatError("state 'start' must be a position in the game's notation")
+        seed = data.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise FormatError("state 'seed' must be an integer or null")
+        return self.state_from_history(history, seed, start)
+
+
+def replay_actions(state: "State", actions: Sequence[int]) -> "State":
+    """Apply ``actions`` to ``state`` in place; an illegal one is reported by its index."""
+    for index, action in enumerate(actions):
+        try:
+            state.apply_action(int(action))
+        except IllegalActionError as exc:
+            raise IllegalActionError(f"move {index + 1} of the history: {exc}") from None
+    return state
 
 
 class State:
@@ -118,7 +309,7 @@ class State:
     def current_player(self) -> int:
         raise NotImplementedError
 
-    def legal_actions(self, player: int | None = None) -> list[int]:
+    def legal_actions(self) -> list[int]:
         raise NotImplementedError
 
     def apply_action(self, action: int) -> None:
@@ -148,6 +339,11 @@ class State:
     def num_players(self) -> int:
         return self.game.num_players()
 
+    def scores(self) -> list[float]:
+        """The rules' points of each player (games that declare ``provides_scores``);
+        by default the returns."""
+        return [float(r) for r in self.returns()]
+
     def string_to_action(self, text: str) -> int:
         """Parse a move as a person would type it; the inverse of :meth:`action_to_string`."""
         text = text.strip()
@@ -157,30 +353,84 @@ class State:
         legal = ", ".join(self.action_to_string(a) for a in self.legal_actions())
         raise IllegalActionError(f"{text!r} is not a legal move here (legal: {legal})")
 
+    def action_info(self, action: int) -> dict[str, Any]:
+        """Extra facts about a legal action for a board view (chess: its UCI squares); JSON ready."""
+        return {}
+
     def move_number(self) -> int:
         return len(self.history)
 
-    def information_state_string(self, player: int | None = None) -> str:
-        """What ``player`` sees; equals ``str(self)`` in games of perfect information."""
-        return str(self)
+    def start_position(self) -> str | None:
+        """The notation of the set-up position this state's history starts from,
+        or None when it starts from ``game.new_initial_state(seed)``."""
+        return None
 
-    def resample_from_infostate(self, player: int, rng: Any) -> "State":
-        """A state consistent with what ``player`` sees, the hidden part drawn from ``rng``.
+    def initial(self) -> "State":
+        """The state this one's history starts from (the initial state or the set-up position)."""
+        start = self.start_position()
+        if start is None:
+            return self.game.new_initial_state(self.seed)
+        return self.game._setup_state(start, self.seed)
 
-        Games of perfect information return a copy of themselves.
+    def history_labels(self) -> list[str]:
+        """Each move of the history as :meth:`action_to_string` wrote it when it was played."""
+        probe = self.initial()
+        labels = []
+        for action in self.history:
+            labels.append(probe.action_to_string(action))
+            probe.apply_action(action)
+        return labels
+
+    def notation(self) -> str:
+        """The position in the game's own notation, side to move included; read back by
+        ``game.state_from_notation``. By default: the moves from the start."""
+        if self.start_position() is not None or self.game.has_hidden_information:
+            raise NotImplementedError(f"{type(self).__name__} must define notation()")
+        return " ".join(self.history_labels())
+
+    def observation(self, player: int | None = None) -> dict[str, Any]:
+        """All that ``player`` may see, JSON ready (None: a spectator, who sees what is public).
+
+        Keys every game gives: ``to_move``, ``text`` (the position for people);
+        games with a board view add ``board`` (what their renderer draws) and
+        more. In a game of perfect information everybody sees everything.
         """
+        if self.game.has_hidden_information:
+            raise NotImplementedError(f"{type(self).__name__} must define observation()")
+        return {"to_move": self.current_player(), "text": str(self)}
+
+    def information_state_string(self, player: int | None = None) -> str:
+        """What ``player`` knows, as one string: equal for two states exactly when
+        ``player`` cannot tell them apart. The full state in games of perfect information."""
+        if self.game.has_hidden_information:
+            raise NotImplementedError(f"{type(self).__name__} must define information_state_string()")
+        return f"{self.start_position() or ''}|{','.join(map(str, self.history))}"
+
+    def resample(self, player: int, rng: np.random.Generator | int) -> "State":
+        """A full state consistent with what ``player`` has seen, the hidden part drawn from ``rng``
+        (for determinised search). It must depend only on ``player``'s information state,
+        never on the hidden truth. Games of perfect information return a copy."""
+        if self.game.has_hidden_information:
+            raise NotImplementedError(f"{type(self).__name__} must define resample()")
         return self.clone()
 
+    # --- records -----------------------------------------------------------------
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The whole state as a record (seed and history): not for a player's eyes
+        in a game with hidden information; :meth:`observation` is."""
+        data: dict[str, Any] = {
             "game": self.game.name,
             "params": self.game.params,
             "seed": self.seed,
             "history": list(self.history),
         }
+        start = self.start_position()
+        if start is not None:
+            data["start"] = start
+        return data
 
     def _illegal(self, action: int) -> IllegalActionError:
         if self.is_terminal():

@@ -1,6 +1,7 @@
 """Game records: one JSON document that replays a game exactly.
 
-A record holds the game's name and parameters, the seed, the agents' specs,
+A record holds the game's name and parameters, the seed (or the set-up
+position the game started from, in the game's notation), the agents' specs,
 every action (chance outcomes included), the returns and the boardlab version.
 """
 
@@ -30,9 +31,13 @@ class GameRecord:
     returns: list[float]
     boardlab_version: str = ""
     moves: list[str] = field(default_factory=list)  # human-readable, for people; not used to replay
+    start: str | None = None  # the set-up position the game started from (None: the game's initial state)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": RECORD_FORMAT, **asdict(self)}
+        data = {"format": RECORD_FORMAT, **asdict(self)}
+        if data["start"] is None:
+            del data["start"]  # records of games from the initial state stay as they always were
+        return data
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent)
@@ -41,11 +46,6 @@ class GameRecord:
     def from_state(cls, state: State, agents: list[str]) -> "GameRecord":
         from boardlab import __version__
 
-        probe = state.game.new_initial_state(state.seed)
-        moves = []
-        for action in state.history:
-            moves.append(probe.action_to_string(action))
-            probe.apply_action(action)
         return cls(
             game=state.game.name,
             params=dict(state.game.params),
@@ -54,7 +54,8 @@ class GameRecord:
             actions=list(state.history),
             returns=list(state.returns()),
             boardlab_version=__version__,
-            moves=moves,
+            moves=state.history_labels(),
+            start=state.start_position(),
         )
 
     @classmethod
@@ -78,6 +79,7 @@ class GameRecord:
             returns=[float(r) for r in data["returns"]],
             boardlab_version=data.get("boardlab_version", ""),
             moves=list(data.get("moves", [])),
+            start=data.get("start"),
         )
 
     @classmethod
@@ -99,7 +101,7 @@ class GameRecord:
     def replay(self) -> State:
         """Apply the recorded actions and check the recorded returns; return the final state."""
         game = make(self.game, **self.params)
-        state = game.state_from_history(self.actions, self.seed)
+        state = game.state_from_history(self.actions, self.seed, self.start)
         if not state.is_terminal():
             raise BoardlabError(f"record ends after {len(self.actions)} moves but the game is not over")
         if [float(r) for r in state.returns()] != self.returns:

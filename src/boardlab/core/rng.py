@@ -21,3 +21,8 @@ def sample_chance(state, rng: np.random.Generator) -> int:
     actions = [a for a, _ in outcomes]
     probs = np.array([p for _, p in outcomes], dtype=float)
     return int(actions[rng.choice(len(actions), p=probs / probs.sum())])
+
+
+def kernel_rng(seed: int) -> np.ndarray:
+    """The state of the xorshift64* stream that compiled kernels advance: one uint64, never zero."""
+    return np.array([(int(seed) * 0x9E3779B97F4A7C15 | 1) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)

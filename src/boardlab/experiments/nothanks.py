@@ -219,7 +219,7 @@ def agreement_in_play(agents: Sequence[str], games: int, seed: int, model: str |
     passing is allowed, whoever is to move. Generated states are only a proxy
     for these; this is the agreement that decides how alike the two play.
     """
-    from boardlab.agents.nothanks_agents import DEFAULT_MODEL, load_model
+    from boardlab.bots.nothanks_net import DEFAULT_MODEL, load_model
     from boardlab.games.nothanks_expert import expert_value
 
     net = load_model(model or DEFAULT_MODEL)

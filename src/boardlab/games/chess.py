@@ -26,7 +26,9 @@ and 8..15 for a1..h1, ``direction`` is ``from_file - to_file + 1`` (0, 1, 2),
 and ``piece`` is 0, 1, 2 for knight, bishop, rook.
 
 Moves are written in SAN (``Nf3``, ``O-O``, ``exd8=N+``); people may type SAN
-or UCI (``g1f3``; ``e7e8`` promotes to a queen).
+or UCI (``g1f3``; ``e7e8`` promotes to a queen). A position's notation is its
+FEN, which says whose move it is; a FEN cannot tell a repetition, so a
+position read back from one knows every ending but fivefold repetition.
 
 The wrapper stays cheap by generating legal moves once per position (the
 list serves :meth:`ChessState.legal_actions`, :meth:`ChessState.apply_action`
@@ -37,14 +39,15 @@ at least that), and cloning only that tail of python-chess's move stack.
 
 from __future__ import annotations
 
-import json
+import functools
 import math
-from typing import Any, Mapping
+from typing import Any
 
 import chess
 
 from boardlab.core.errors import BoardlabError, IllegalActionError
-from boardlab.core.game import TERMINAL, Game, State
+from boardlab.core.evaluation import Evaluator
+from boardlab.core.game import TERMINAL, Game, GameType, State
 from boardlab.core.params import Option
 
 NUM_ACTIONS = 64 * 64 + 16 * 3 * 3
@@ -105,8 +108,13 @@ def _positive(value: int) -> str | None:
 
 
 class Chess(Game):
-    name = "chess"
-    long_name = "Chess"
+    game_type = GameType(
+        short_name="chess",
+        long_name="Chess",
+        player_names=COLOR_NAMES,
+        player_colors=("#d9d9d9", "#1e1e1e"),
+        renderer="boardlab.games:web/chess.js",
+    )
     parameters = {
         "fen": Option("fen", str, chess.STARTING_FEN, "start position in FEN", _valid_fen),
         "max_moves": Option("max_moves", int, 300, "plies after which the game is a draw", _positive),
@@ -134,23 +142,34 @@ class Chess(Game):
             raise BoardlabError(f"FEN {fen!r} {problem}")
         return ChessState(self, None, chess.Board(fen), fen)
 
-    def state_from_json(self, doc: str | Mapping[str, Any]) -> "ChessState":
-        data = json.loads(doc) if isinstance(doc, str) else dict(doc)
-        start = data.get("start")
-        if start is None:
-            return super().state_from_json(data)  # type: ignore[return-value]
-        if data.get("game") != self.name:
-            raise BoardlabError(f"state is for game {data.get('game')!r}, not {self.name!r}")
-        if data.get("params", self.params) != self.params:
-            raise BoardlabError(f"state was made with parameters {data.get('params')}, this game has {self.params}")
-        state = self.state_from_fen(str(start))
-        state.seed = data.get("seed")
-        for index, action in enumerate(data.get("history", [])):
-            try:
-                state.apply_action(int(action))
-            except IllegalActionError as exc:
-                raise IllegalActionError(f"move {index + 1} of the history: {exc}") from None
-        return state
+    def state_from_notation(self, text: str) -> "ChessState":
+        return self.state_from_fen(text.strip())
+
+    def player_of_notation(self, text: str) -> int:
+        return _player_of_fen(text.strip(), self.fen, self.max_moves)
+
+    def default_evaluator(self) -> str | None:
+        # random playouts to the end of a chess game say almost nothing (most are drawn by length)
+        return "chess_material"
+
+
+@functools.lru_cache(maxsize=65536)
+def _player_of_fen(fen: str, start_fen: str, max_moves: int) -> int:
+    """Whose turn it is in ``fen`` (TERMINAL when the game is over there), for a game from ``start_fen``."""
+    try:
+        board = chess.Board(fen)
+    except ValueError as exc:
+        raise BoardlabError(f"{fen!r} is not a FEN chess position ({exc})") from None
+    start = chess.Board(start_fen)
+    plies = 2 * (board.fullmove_number - start.fullmove_number) + (board.turn == chess.BLACK) - (start.turn == chess.BLACK)
+    if (
+        not any(board.generate_legal_moves())
+        or board.is_insufficient_material()
+        or board.halfmove_clock >= 150
+        or plies >= max_moves
+    ):
+        return TERMINAL
+    return 0 if board.turn == chess.WHITE else 1
 
 
 class ChessState(State):
@@ -201,7 +220,7 @@ class ChessState(State):
             return TERMINAL
         return 0 if self.board.turn else 1
 
-    def legal_actions(self, player: int | None = None) -> list[int]:
+    def legal_actions(self) -> list[int]:
         if self.end_reason():
             return []
         return sorted(self._moves)  # end_reason() generated them
@@ -291,22 +310,30 @@ class ChessState(State):
         move = before.pop()
         return {"uci": move.uci(), "san": before.san(move)}
 
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        if self.start is not None:
-            data["start"] = self.start
+    # --- views -----------------------------------------------------------------
+    def start_position(self) -> str | None:
+        return self.start
+
+    def notation(self) -> str:
+        return self.board.fen()
+
+    def action_info(self, action: int) -> dict[str, Any]:
+        return {"uci": self.action_to_move(action).uci()}
+
+    def observation(self, player: int | None = None) -> dict[str, Any]:
         board = self.board
-        data["board"] = {
-            "fen": board.fen(),
-            "pieces": {chess.square_name(sq): piece.symbol() for sq, piece in board.piece_map().items()},
+        return {
             "to_move": self.current_player(),
-            "turn": "white" if board.turn else "black",
-            "last_move": self.last_move(),
-            "check": board.is_check(),
+            "text": str(self),
+            "board": {
+                "fen": board.fen(),
+                "turn": "white" if board.turn else "black",
+                "last_move": self.last_move(),
+                "check": board.is_check(),
+            },
             "result": self.result(),
             "reason": self.end_reason() or None,
         }
-        return data
 
     def __str__(self) -> str:
         board = self.board
@@ -410,7 +437,9 @@ def evaluate_material(state: ChessState) -> list[float]:
     return [value, -value]
 
 
+MATERIAL = Evaluator("chess", evaluate_material, "material and piece-square bonuses, squashed to (-0.9, 0.9)")
+
 __all__ = [
-    "Chess", "ChessState", "NUM_ACTIONS", "decode_action", "encode_move", "evaluate_material",
+    "Chess", "ChessState", "MATERIAL", "NUM_ACTIONS", "decode_action", "encode_move", "evaluate_material",
     "material_score",
 ]

@@ -5,17 +5,25 @@ Layout (Pascal Pons'): column ``c`` owns bits ``c*H .. c*H+rows-1`` with
 runs never wrap from one column into the next. A board therefore fits a
 64-bit word when ``cols * (rows + 1) <= 64``; that is the size limit.
 
-Player 0 ("X") moves first. Actions are column indices ``0..cols-1``; moves
-are written 1-based (``"4"`` is the centre column of a 7-wide board), as in the
-Connect Four study and Pons' benchmark sets.
+Player 0 ("X", red in the browser) moves first. Actions are column indices
+``0..cols-1``; moves are written 1-based (``"4"`` is the centre column of a
+7-wide board), as in the Connect Four study and Pons' benchmark sets.
+
+Notation (:meth:`ConnectFourState.notation`): the move string from the empty
+board, one digit per move (``"4453"``, Pons' notation; comma separated on
+boards wider than 9 columns), which also says whose turn it is. A position
+set up without history is written as its rows, top first, joined by ``/``,
+then the side to move: ``"......./......./......./......./......./...X... O"``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
+
+import numpy as np
 
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
-from boardlab.core.game import TERMINAL, Game, State
+from boardlab.core.game import TERMINAL, UNKNOWN_PLAYER, Game, GameType, State
 from boardlab.core.params import Option
 
 MAX_BITS = 64
@@ -27,8 +35,13 @@ def _at_least(low: int):
 
 
 class ConnectFour(Game):
-    name = "connect4"
-    long_name = "Connect Four"
+    game_type = GameType(
+        short_name="connect4",
+        long_name="Connect Four",
+        player_names=("Red", "Yellow"),
+        player_colors=("#d62728", "#f2c500"),
+        renderer="boardlab.games:web/connect4.js",
+    )
     parameters = {
         "rows": Option("rows", int, 6, "board height", _at_least(1)),
         "cols": Option("cols", int, 7, "board width", _at_least(1)),
@@ -109,6 +122,12 @@ class ConnectFour(Game):
             kernel = self.__dict__["_playout_kernel"] = Connect4Kernel(self)
         return kernel
 
+    def compiled_search(self, state: "ConnectFourState", seed: int, c: float):
+        """UCT compiled whole with numba (:mod:`boardlab.games.connect4_search`)."""
+        from boardlab.games.connect4_search import CompiledConnect4Search
+
+        return CompiledConnect4Search(state, seed, c)
+
     def split_moves(self, text: str) -> list[str]:
         # Pons' notation "4453": one digit per move, when every column is a single digit
         stripped = text.strip()
@@ -143,20 +162,35 @@ class ConnectFour(Game):
             to_move = 0 if bin(boards[0]).count("1") <= bin(boards[1]).count("1") else 1
         return ConnectFourState(self, None, start=(boards[0], boards[1], to_move))
 
-    def state_from_json(self, doc: str | Mapping[str, Any]) -> "ConnectFourState":
-        import json
+    def state_from_notation(self, text: str) -> "ConnectFourState":
+        """A move string (``"4453"``) or set-up rows with the side to move (see the module docstring)."""
+        text = text.strip()
+        if "/" not in text:
+            return self.state_from_moves(text)  # type: ignore[return-value]
+        rows, _, side = text.rpartition(" ")
+        if side not in ("X", "O") or not rows:
+            raise BoardlabError(f"position {text!r}: rows joined by '/' then X or O (the side to move)")
+        return self.state_from_grid(rows.split("/"), SYMBOLS.index(side))
 
-        data = json.loads(doc) if isinstance(doc, str) else dict(doc)
-        start = data.get("start")
-        if start is None:
-            return super().state_from_json(data)  # type: ignore[return-value]
-        state = ConnectFourState(self, data.get("seed"), start=(int(start[0]), int(start[1]), int(start[2])))
-        for index, action in enumerate(data.get("history", [])):
+    def players_of_notations(self, texts: Sequence[str]) -> np.ndarray:
+        """Whose turn it is in many positions at once; move strings are replayed compiled."""
+        if self.cols > 9:
+            return super().players_of_notations(texts)
+        encoded = [t.encode("utf-8") for t in texts]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        from boardlab.games.connect4_kernel import players_of_move_strings
+
+        kernel = self.playout_kernel()
+        out = players_of_move_strings(data, offsets, kernel.bottom, kernel.top, kernel.column_mask, kernel.steps,
+                                      np.uint64(self.board_mask), UNKNOWN_PLAYER, TERMINAL)
+        for index in np.flatnonzero(out == UNKNOWN_PLAYER):  # set-up positions: read them one by one
             try:
-                state.apply_action(int(action))
-            except IllegalActionError as exc:
-                raise IllegalActionError(f"move {index + 1} of the history: {exc}") from None
-        return state
+                out[index] = self.player_of_notation(texts[index])
+            except (BoardlabError, ValueError):
+                pass
+        return out
 
 
 class ConnectFourState(State):
@@ -187,7 +221,7 @@ class ConnectFourState(State):
     def current_player(self) -> int:
         return TERMINAL if self.is_terminal() else self.player
 
-    def legal_actions(self, player: int | None = None) -> list[int]:
+    def legal_actions(self) -> list[int]:
         if self.over:
             return []
         game = self.game
@@ -321,14 +355,31 @@ class ConnectFourState(State):
         mirrored = self.mirror()
         return mirrored.boards == self.boards
 
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        if self.start is not None:
-            data["start"] = list(self.start)
-        data["board"] = self.grid()
-        data["to_move"] = self.current_player()
-        data["result"] = self.result()
-        return data
+    # --- views -----------------------------------------------------------------
+    def start_position(self) -> str | None:
+        if self.start is None:
+            return None
+        return self._grid_notation(self.start[0], self.start[1], self.start[2])
+
+    def _grid_notation(self, b0: int, b1: int, to_move: int) -> str:
+        game = self.game
+        rows = []
+        for row in reversed(range(game.rows)):
+            cells = []
+            for c in range(game.cols):
+                bit = 1 << (c * game.height + row)
+                cells.append("X" if b0 & bit else "O" if b1 & bit else ".")
+            rows.append("".join(cells))
+        return "/".join(rows) + " " + SYMBOLS[to_move]
+
+    def notation(self) -> str:
+        if self.start is None:
+            labels = [str(a + 1) for a in self.history]
+            return ("" if self.game.cols <= 9 else ",").join(labels)
+        return self._grid_notation(self.boards[0], self.boards[1], self.player)
+
+    def observation(self, player: int | None = None) -> dict[str, Any]:
+        return {"to_move": self.current_player(), "text": str(self), "board": self.grid(), "result": self.result()}
 
     def __str__(self) -> str:
         lines = []

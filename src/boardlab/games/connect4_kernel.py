@@ -77,6 +77,36 @@ def random_games(n_games, bottom, top, column_mask, steps, seed):
     return counts, total_moves
 
 
+@njit(cache=True)
+def players_of_move_strings(data, offsets, bottom, top, column_mask, steps, full, unknown, terminal):
+    """Whose turn it is after each move string (one digit per move, ``1`` the leftmost column):
+    0 or 1, ``terminal`` when the game is over, ``unknown`` for text that is not a legal move list."""
+    n = offsets.shape[0] - 1
+    cols = top.shape[0]
+    out = np.empty(n, dtype=np.int8)
+    for i in range(n):
+        boards = np.zeros(2, dtype=np.uint64)
+        mask = np.uint64(0)
+        p = 0
+        over = False
+        result = -99
+        for j in range(offsets[i], offsets[i + 1]):
+            col = np.int64(data[j]) - 49  # the byte of "1"
+            if col < 0 or col >= cols or over or mask & top[col] != np.uint64(0):
+                result = unknown
+                break
+            move = (mask + bottom[col]) & column_mask[col]
+            mask |= move
+            boards[p] |= move
+            if _won(boards[p], steps) or mask == full:
+                over = True
+            p ^= 1
+        if result == -99:
+            result = terminal if over else p
+        out[i] = result
+    return out
+
+
 class Connect4Kernel:
     """The compiled tables of one board size, and entry points taking states."""
 
@@ -120,7 +150,3 @@ class Connect4Kernel:
             return [-1.0, 1.0]
         return [0.0, 0.0]
 
-
-def new_rng(seed: int) -> np.ndarray:
-    """A kernel RNG state (never zero, which xorshift cannot leave)."""
-    return np.array([(seed * 0x9E3779B97F4A7C15 | 1) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)

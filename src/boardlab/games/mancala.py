@@ -34,13 +34,13 @@ the mover's letter in either case or the pit number ``1..pits``.
 
 from __future__ import annotations
 
-import json
 import math
 import string
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from boardlab.core.errors import BoardlabError, IllegalActionError
-from boardlab.core.game import TERMINAL, Game, State
+from boardlab.core.evaluation import Evaluator
+from boardlab.core.game import TERMINAL, Game, GameType, State
 from boardlab.core.params import Option
 
 PLAYER_NAMES = ("South", "North")
@@ -55,9 +55,17 @@ def _at_least_one(value: int) -> str | None:
     return None if value >= 1 else "must be at least 1"
 
 
+SIDE_MARKS = ("S", "N")
+
+
 class Mancala(Game):
-    name = "mancala"
-    long_name = "Mancala (Kalah)"
+    game_type = GameType(
+        short_name="mancala",
+        long_name="Mancala (Kalah)",
+        player_names=PLAYER_NAMES,
+        player_colors=("#2b5fab", "#e07b24"),
+        renderer="boardlab.games:web/mancala.js",
+    )
     parameters = {
         "pits": Option("pits", int, 6, "pits per side", _pits_in_range),
         "seeds": Option("seeds", int, 4, "seeds per pit at the start", _at_least_one),
@@ -115,30 +123,35 @@ class Mancala(Game):
             raise BoardlabError("seed counts cannot be negative")
         return MancalaState(self, None, start=(tuple(board), to_move))
 
-    def state_from_json(self, doc: str | Mapping[str, Any]) -> "MancalaState":
-        data = json.loads(doc) if isinstance(doc, str) else dict(doc)
-        start = data.get("start")
-        if start is None:
-            return super().state_from_json(data)  # type: ignore[return-value]
-        if data.get("game") != self.name:
-            raise BoardlabError(f"state is for game {data.get('game')!r}, not {self.name!r}")
-        if data.get("params", self.params) != self.params:
-            raise BoardlabError(f"state was made with parameters {data.get('params')}, this game has {self.params}")
+    def state_from_notation(self, text: str) -> "MancalaState":
+        """A position written as :meth:`MancalaState.notation` writes it."""
+        board, _, side = text.strip().rpartition(" ")
+        parts = board.split("/")
         try:
-            board, to_move = start["board"], int(start["to_move"])
-        except (KeyError, TypeError, ValueError):
-            raise BoardlabError("state 'start' must be {board: [...], to_move: 0 or 1}") from None
-        if len(board) != self.size:
-            raise BoardlabError(f"state 'start' board has {len(board)} places, this game has {self.size}")
-        pits = self.pits
-        state = self.state_from_board(board[:pits], board[pits + 1: 2 * pits + 1], (board[pits], board[-1]), to_move)
-        state.seed = data.get("seed")
-        for index, action in enumerate(data.get("history", [])):
-            try:
-                state.apply_action(int(action))
-            except IllegalActionError as exc:
-                raise IllegalActionError(f"move {index + 1} of the history: {exc}") from None
+            if len(parts) != 4 or side not in ("S", "N", "-"):
+                raise ValueError
+            south, north = [[int(v) for v in part.split(",")] for part in (parts[0], parts[2])]
+            stores = (int(parts[1]), int(parts[3]))
+        except ValueError:
+            raise BoardlabError(
+                f"position {text!r}: write South's pits/South's store/North's pits/North's store "
+                "then S or N (the side to move), e.g. 4,4,4,4,4,4/0/4,4,4,4,4,4/0 S"
+            ) from None
+        state = self.state_from_board(south, north, stores, 1 if side == "N" else 0)
+        if (side == "-") != state.over:
+            raise BoardlabError(f"position {text!r}: '-' marks a finished game, and only a finished one")
         return state
+
+    def player_of_notation(self, text: str) -> int:
+        side = text.strip()[-1:]
+        if side == "-":
+            return TERMINAL
+        if side in SIDE_MARKS:
+            return SIDE_MARKS.index(side)
+        raise BoardlabError(f"position {text!r} does not end with S, N or -")
+
+    def default_evaluator(self) -> str | None:
+        return None  # random playouts on the compiled kernel beat the store count at equal time
 
     def playout_kernel(self) -> "Any":
         """The compiled random-playout kernel for this board (built once, numba)."""
@@ -227,7 +240,7 @@ class MancalaState(State):
     def current_player(self) -> int:
         return TERMINAL if self.over else self.player
 
-    def legal_actions(self, player: int | None = None) -> list[int]:
+    def legal_actions(self) -> list[int]:
         if self.over:
             return []
         pits = self.game.pits
@@ -310,17 +323,29 @@ class MancalaState(State):
             return "North wins"
         return "draw"
 
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        if self.start is not None:
-            data["start"] = {"board": list(self.start[0]), "to_move": self.start[1]}
-        data["board"] = {
-            "pits": [self.pits_of(0), self.pits_of(1)],
-            "stores": list(self.stores()),
+    # --- views -----------------------------------------------------------------
+    def start_position(self) -> str | None:
+        if self.start is None:
+            return None
+        board, to_move = self.start
+        return self._notation(list(board), to_move, False)
+
+    def _notation(self, board: list[int], to_move: int, over: bool) -> str:
+        pits = self.game.pits
+        south = ",".join(map(str, board[:pits]))
+        north = ",".join(map(str, board[pits + 1: 2 * pits + 1]))
+        return f"{south}/{board[pits]}/{north}/{board[2 * pits + 1]} {'-' if over else SIDE_MARKS[to_move]}"
+
+    def notation(self) -> str:
+        return self._notation(self.board, self.player, self.over)
+
+    def observation(self, player: int | None = None) -> dict[str, Any]:
+        return {
             "to_move": self.current_player(),
+            "text": str(self),
+            "board": {"pits": [self.pits_of(0), self.pits_of(1)], "stores": list(self.stores())},
             "result": self.result(),
         }
-        return data
 
     def __str__(self) -> str:
         pits = self.game.pits
@@ -394,4 +419,6 @@ def store_value(state: MancalaState, side_weight: float) -> list[float]:
     return [value, -value]
 
 
-__all__ = ["Mancala", "MancalaState", "evaluate_store", "store_value"]
+STORE = Evaluator("mancala", evaluate_store, "seeds banked in the stores, seeds on a side counting half against their owner")
+
+__all__ = ["Mancala", "MancalaState", "STORE", "evaluate_store", "store_value"]

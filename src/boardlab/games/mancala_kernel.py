@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boardlab.games.connect4_kernel import _next_random, new_rng
+from boardlab.core.rng import kernel_rng
+from boardlab.games.connect4_kernel import _next_random
 from boardlab.games.mancala import Mancala, MancalaState
 
 
@@ -151,8 +152,8 @@ def reference_random(rng: list[int]) -> int:
 
 def reference_playout(state: MancalaState, seed: int) -> MancalaState:
     """The kernel's playout in plain Python, on a copy of ``state``: the same seed
-    (as given to :func:`~boardlab.games.connect4_kernel.new_rng`) makes the same moves."""
-    rng = [int(new_rng(seed)[0])]
+    (as given to :func:`~boardlab.core.rng.kernel_rng`) makes the same moves."""
+    rng = [int(kernel_rng(seed)[0])]
     state = state.clone()
     while not state.is_terminal():
         legal = state.legal_actions()

@@ -18,19 +18,22 @@ Project conventions, each a decision the rules leave open:
   only ``TAKE`` (0) and ``PASS`` (1), so a record (seed + actions) replays
   exactly. ``new_initial_state(None)`` draws a fresh seed and stores it in
   ``state.seed``, so even an unseeded game can be replayed. There are no
-  chance nodes: search samples the unknown cards through
-  :meth:`NoThanksState.resample_from_infostate` (determinisation).
+  chance nodes (the game declares ``chance="sampled"``): search samples the
+  unknown cards through :meth:`NoThanksState.resample` (determinisation).
+  The seed reveals the whole deck, so it is never part of a player's view.
 * **Hidden information** is the set of removed cards and the order of the
   stack below the face-up card. **Chip counts are treated as public**: the
   printed rules keep them hidden, but the imitation study's expert and network
   use the opponents' chips, and a careful player can track every chip from the
   passes anyway (everyone starts with the same count and each PASS and TAKE is
-  seen). ``information_state_string`` therefore shows everything but the
-  stack order and the removed cards.
+  seen). :meth:`NoThanksState.observation` and ``information_state_string``
+  therefore show everything but the stack order and the removed cards, and
+  every seat sees the same; the removed cards are shown once the game is over.
+  A position's notation is that public view.
 * **Returns** are win shares: the players with the lowest score share +1
   (1/k each for k tied winners), everyone else gets 0, so returns sum to 1.
   :meth:`NoThanksState.scores` gives the rule scores themselves.
-* Player 0 turns the first card and moves first.
+* Player 0 (shown to people as "Player 1") turns the first card and moves first.
 """
 
 from __future__ import annotations
@@ -40,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.core.errors import IllegalActionError
-from boardlab.core.game import TERMINAL, Game, State
+from boardlab.core.errors import BoardlabError, IllegalActionError
+from boardlab.core.game import TERMINAL, Game, GameType, State
 from boardlab.core.params import Option, between
 
 TAKE = 0
@@ -102,13 +105,20 @@ def format_cards(cards: list[int]) -> str:
 
 
 class NoThanks(Game):
-    name = "nothanks"
-    long_name = "No Thanks!"
+    game_type = GameType(
+        short_name="nothanks",
+        long_name="No Thanks!",
+        min_players=3,
+        max_players=7,
+        chance="sampled",  # the shuffle is the seed; see the module docstring
+        information="imperfect",
+        utility="constant_sum",
+        provides_scores=True,
+        player_names=tuple(f"Player {p + 1}" for p in range(7)),
+        player_colors=("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"),
+        renderer="boardlab.games:web/nothanks.js",
+    )
     parameters = {"players": Option("players", int, 4, "number of players (3-7)", between(3, 7))}
-    min_players = 3
-    max_players = 7
-    has_chance = False  # the shuffle is the seed; see the module docstring
-    has_hidden_information = True
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -124,6 +134,12 @@ class NoThanks(Game):
     def max_game_length(self) -> int:
         # each PASS moves one chip onto the card, so a card sees at most every chip, then a TAKE
         return STACK * (self.players * self.chips + 1)
+
+    def player_of_notation(self, text: str) -> int:
+        head = text.split(";", 1)[0]
+        if not head.startswith("to_move="):
+            raise BoardlabError(f"{text[:40]!r} is not a No Thanks! position (it starts with to_move=)")
+        return int(head[len("to_move="):])
 
     def new_initial_state(self, seed: int | None = None) -> "NoThanksState":
         if seed is None:
@@ -156,7 +172,7 @@ class NoThanksState(State):
     def is_terminal(self) -> bool:
         return self.pos >= STACK
 
-    def legal_actions(self, player: int | None = None) -> list[int]:
+    def legal_actions(self) -> list[int]:
         if self.pos >= STACK:
             return []
         return [TAKE, PASS] if self.chips[self.player] > 0 else [TAKE]
@@ -172,7 +188,7 @@ class NoThanksState(State):
             self.pos += 1  # the taker turns the next card and plays again
         elif action == PASS:
             if self.chips[p] <= 0:
-                raise IllegalActionError(f"player {p} has no chips left and must take the {self.deck[self.pos]}")
+                raise IllegalActionError(f"{self.game.player_name(p)} has no chips left and must take the {self.deck[self.pos]}")
             self.chips[p] -= 1
             self.pot += 1
             self.player = (p + 1) % self.game.players
@@ -225,7 +241,7 @@ class NoThanksState(State):
         if action not in self.legal_actions():
             if self.is_terminal():
                 raise IllegalActionError("the game is over")
-            raise IllegalActionError(f"player {self.player} has no chips left and must take")
+            raise IllegalActionError(f"{self.game.player_name(self.player)} has no chips left and must take")
         return action
 
     # --- No Thanks! specifics ----------------------------------------------------
@@ -245,7 +261,7 @@ class NoThanksState(State):
         return self.deck[: min(self.pos + 1, STACK)]
 
     def information_state_string(self, player: int | None = None) -> str:
-        """Everything ``player`` knows: the public table (chips included, see module doc).
+        """Everything ``player`` knows: the public table (chips included, see module doc); the notation too.
 
         The stack order and the removed cards are left out; what is drawn
         next is not known to anybody. ``player`` changes nothing since nothing
@@ -258,7 +274,10 @@ class NoThanksState(State):
         parts.append("history=" + "".join("tp"[a] for a in self.history))
         return ";".join(parts)
 
-    def resample_from_infostate(self, player: int, rng: Any) -> "NoThanksState":
+    def notation(self) -> str:
+        return self.information_state_string(None)
+
+    def resample(self, player: int, rng: Any) -> "NoThanksState":
         """A copy whose unseen cards are redrawn: which nine are removed and the stack order.
 
         ``rng`` is a ``numpy.random.Generator``, a ``random.Random`` or an int seed.
@@ -280,29 +299,33 @@ class NoThanksState(State):
     def result(self) -> str:
         if not self.is_terminal():
             return "in play"
-        winners = self.winners()
-        if len(winners) == 1:
-            return f"player {winners[0]} wins"
-        return "tie between players " + ", ".join(map(str, winners))
+        names = [self.game.player_name(p) for p in self.winners()]
+        if len(names) == 1:
+            return f"{names[0]} wins"
+        return "tie between " + ", ".join(names)
 
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
+    def observation(self, player: int | None = None) -> dict[str, Any]:
+        """The public table, the same for every seat (see the module docstring); the removed
+        cards once the game is over. Never the stack order, the removed cards in play, or the seed."""
         scores = self.scores()
-        data["board"] = {
-            "card": self.card(),
-            "pot": self.pot,
-            "stack_left": self.stack_left(),
-            "removed_unseen": REMOVED,
-            "players": [
-                {"chips": self.chips[p], "cards": self.hand(p), "runs": runs(self.hand(p)), "score": scores[p]}
-                for p in range(self.game.players)
-            ],
+        data: dict[str, Any] = {
+            "to_move": self.current_player(),
+            "text": str(self),  # the table as printed never shows the stack (the removed cards only at the end)
+            "board": {
+                "card": self.card(),
+                "pot": self.pot,
+                "stack_left": self.stack_left(),
+                "removed_unseen": REMOVED,
+                "players": [
+                    {"chips": self.chips[p], "cards": self.hand(p), "runs": runs(self.hand(p)), "score": scores[p]}
+                    for p in range(self.game.players)
+                ],
+            },
+            "scores": scores,
+            "result": self.result(),
         }
-        data["to_move"] = self.current_player()
-        data["scores"] = scores
-        data["result"] = self.result()
         if self.is_terminal():
-            data["removed"] = list(self.removed)  # shown once the game is over
+            data["board"]["removed"] = list(self.removed)
         return data
 
     def __str__(self) -> str:
@@ -314,6 +337,6 @@ class NoThanksState(State):
                      f"{self.stack_left()} cards face down ({REMOVED} removed unseen)"]
         for p in range(self.game.players):
             mark = "*" if p == self.current_player() else " "
-            lines.append(f"P{p}{mark} chips {self.chips[p]:2d}  score {scores[p]:3d}  cards {format_cards(self.hand(p))}")
-        lines.append(self.result() if self.is_terminal() else f"player {self.player} to move")
+            lines.append(f"{self.game.player_name(p)}{mark} chips {self.chips[p]:2d}  score {scores[p]:3d}  cards {format_cards(self.hand(p))}")
+        lines.append(self.result() if self.is_terminal() else f"{self.game.player_name(self.player)} to move")
         return "\n".join(lines)

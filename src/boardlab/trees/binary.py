@@ -27,6 +27,7 @@ import numba
 import numpy as np
 
 from boardlab.core.errors import FormatError
+from boardlab.core.game import UNKNOWN_PLAYER
 from boardlab.core.records import write_chunks_atomic
 from boardlab.trees.model import Labels, Tree
 
@@ -251,7 +252,7 @@ def parse_binary(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
         visits=_trim(visits, n),
         visits2=_trim(visits2, n),
         mean_payout=_trim(mean, n),
-        player=np.full(n, -1, dtype=np.int8),
+        player=np.full(n, UNKNOWN_PLAYER, dtype=np.int8),  # the formats do not store it (see gamelabels)
         state=Labels(state_data, state_offsets),
         meta={"root_stats": "derived"},
     )

@@ -28,6 +28,7 @@ import numba
 import numpy as np
 
 from boardlab.core.errors import FormatError
+from boardlab.core.game import UNKNOWN_PLAYER
 from boardlab.core.records import write_chunks_atomic
 from boardlab.trees.binary import CHUNK_NODES, INT32_MAX, check_counts, read_file_bytes, utf8_error
 from boardlab.trees.model import Labels, Tree
@@ -350,7 +351,7 @@ def parse_csv(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
         visits=visits[:n].copy(),
         visits2=visits2[:n].copy(),
         mean_payout=mean,
-        player=np.full(n, -1, dtype=np.int8),
+        player=np.full(n, UNKNOWN_PLAYER, dtype=np.int8),  # the formats do not store it (see gamelabels)
         state=Labels(state_data, state_offsets),
         meta={},
     )

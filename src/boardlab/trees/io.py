@@ -12,6 +12,7 @@ from pathlib import Path
 
 from boardlab.core.errors import FormatError
 from boardlab.trees import binary, csvformat
+from boardlab.trees.gamelabels import restore_players
 from boardlab.trees.model import Tree
 
 FORMATS = {".tree": "binary", ".csv": "csv"}
@@ -25,13 +26,19 @@ def tree_format(path: str | os.PathLike) -> str:
     return FORMATS[suffix]
 
 
-def load_tree(path: str | os.PathLike) -> Tree:
-    """Read a ``.tree`` or ``.csv`` tree file; malformed files raise :class:`FormatError` naming the place."""
+def load_tree(path: str | os.PathLike, players: bool = True) -> Tree:
+    """Read a ``.tree`` or ``.csv`` tree file; malformed files raise :class:`FormatError` naming the place.
+
+    With ``players``, a tree whose root label names its game gets every node's
+    player back from the state labels (:func:`~boardlab.trees.gamelabels.restore_players`).
+    """
     kind = tree_format(path)
     if not Path(path).exists():
         raise FormatError(f"{path}: no such file")
     tree = binary.read_binary(path) if kind == "binary" else csvformat.read_csv(path)
     tree.meta.setdefault("source", str(path))
+    if players:
+        restore_players(tree)
     return tree
 
 

@@ -11,10 +11,14 @@ Node ``0`` is the root. For node ``i``:
   i.e. whatever the search recorded; viewers show it as given);
 * ``mean_payout[i]``: mean payout of the playouts through the node, from the view
   of the player who made the move into it;
-* ``player[i]``: player to move at the node (``-1`` terminal or unknown; the
-  file formats do not store it, so trees read from files have ``-1`` everywhere
-  unless a sidecar supplies it);
-* ``state[i]``: a label of the node's state (FEN, a move list...);
+* ``player[i]``: player to move at the node (``0..n-1``), or one of the codes
+  of :mod:`boardlab.core.game`: ``CHANCE`` (-1) at a chance node, ``TERMINAL``
+  (-4) once the game is over, ``UNKNOWN_PLAYER`` (-3) when nobody knows. The
+  file formats do not store it; :func:`boardlab.trees.gamelabels.restore_players`
+  reads it back from the state labels of a tree that names its game;
+* ``state[i]``: the node's position in its game's notation (FEN, a move
+  list...); the root's label starts with ``[game spec]`` (see
+  :mod:`boardlab.trees.gamelabels`);
 * ``created[i]`` (optional): the search iteration that added the node.
 
 Strings are kept as :class:`Labels` (one UTF-8 buffer plus offsets), never one
@@ -30,6 +34,7 @@ import numba
 import numpy as np
 
 from boardlab.core.errors import FormatError
+from boardlab.core.game import UNKNOWN_PLAYER
 
 
 class Labels:
@@ -125,7 +130,7 @@ class Tree:
             visits=np.asarray(visits, dtype=np.int64),
             visits2=np.asarray(visits2, dtype=np.int64),
             mean_payout=np.asarray(mean_payout, dtype=np.float64),
-            player=np.full(len(parent_arr), -1, np.int8) if player is None else np.asarray(player, dtype=np.int8),
+            player=np.full(len(parent_arr), UNKNOWN_PLAYER, np.int8) if player is None else np.asarray(player, dtype=np.int8),
             state=Labels.from_strings(state),
             meta=dict(meta or {}),
         )

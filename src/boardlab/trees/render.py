@@ -22,11 +22,13 @@ from boardlab.trees.colors import (
     ADDED_COLOR,
     BACKGROUND,
     CHANGED_COLOR,
+    Palette,
     edge_lut,
     node_colors,
     visit_levels,
 )
 from boardlab.trees.diff import TreeDiff
+from boardlab.trees.gamelabels import identify
 from boardlab.trees.layout import cut, tidy_layout
 from boardlab.trees.model import Tree
 
@@ -166,7 +168,8 @@ def render_png(
         ring = radius + max(2, radius // 2)
         _draw_discs(img, px, py, np.flatnonzero(changed[kept]), CHANGED_COLOR[None, :], ring)
         _draw_discs(img, px, py, np.flatnonzero(added[kept]), ADDED_COLOR[None, :], ring)
-    coloring = node_colors(sub.player, depth)
+    game, _ = identify(tree)
+    coloring = node_colors(sub.player, depth, Palette.for_game(game))
     _draw_discs(img, px, py, np.arange(n), coloring.colors, radius)
 
     # title, legend and colour bar

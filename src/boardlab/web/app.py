@@ -19,16 +19,19 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from boardlab.agents.evaluators import evaluator_names
 from boardlab.agents.registry import agent_class, agent_names
 from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Game
 from boardlab.core.registry import game_class, game_names
+from boardlab.trees import gamelabels
 from boardlab.trees.model import Tree
 from boardlab.web import treepack
 from boardlab.web.sessions import MODES, ConflictError, GameSession, SessionStore
@@ -37,8 +40,6 @@ STATIC = Path(__file__).with_name("static")
 #: the largest tree file accepted for upload (bytes); larger ones get 413
 MAX_UPLOAD = 200 * 2**20
 TREE_SUFFIXES = (".tree", ".csv")
-#: agents that need a person at a terminal make no sense in the browser
-BROWSER_HIDDEN_AGENTS = {"human"}
 
 
 class NotFound(BoardlabError):
@@ -54,8 +55,9 @@ class NewGame(BaseModel):
     game: str = Field(..., description="game spec, e.g. connect4:rows=6,cols=7,k=4")
     mode: str = Field("human-ai", description="human-ai, ai-ai or human-human")
     ai: dict[str, Any] | list[dict[str, Any]] = Field(default_factory=lambda: {"agent": "random"})
-    human_seat: int = 0
+    human_seat: int | None = Field(None, description="the person's seat in human-ai mode (default: the seat to move first)")
     seed: int | None = None
+    position: str | None = Field(None, description="start from this position, in the game's notation (e.g. a FEN)")
 
 
 class Move(BaseModel):
@@ -71,8 +73,8 @@ class TreeSource:
     tree: Tree
     title: str
     meta: dict[str, Any]
-    #: makes the state of a node from its move path, for the small board (None: no board)
-    state_at: Callable[[list[str]], Any] | None = None
+    #: the game the tree was searched in (from its root label), for boards; None: labels only
+    game: Game | None = None
     #: the moves from the previous tree's root to this one's (for the diff)
     prefix: tuple[str, ...] = ()
 
@@ -103,7 +105,7 @@ class UploadStore:
         path = self.path(upload_id)
         if path is None:
             raise NotFound(f"no uploaded tree {upload_id!r}")
-        source = TreeSource(tree=load_tree_file(path), title=upload_id, meta={"upload": upload_id})
+        source = tree_source(load_tree_file(path), upload_id, {"upload": upload_id})
         self.put(upload_id, source)
         return source
 
@@ -121,8 +123,20 @@ def load_tree_file(path: Path, shown_name: str | None = None) -> Tree:
     name = shown_name or path.name
     data = path.read_bytes()  # parsed from memory: a failed parse leaves no mapping open
     if path.suffix == ".csv":
-        return csvformat.parse_csv(data, name)
-    return binary.parse_binary(data, name)
+        tree = csvformat.parse_csv(data, name)
+    else:
+        tree = binary.parse_binary(data, name)
+    gamelabels.restore_players(tree)
+    return tree
+
+
+def tree_source(tree: Tree, title: str, meta: dict[str, Any]) -> TreeSource:
+    """A tree for the viewer, with its game when its root label names one."""
+    game, why = gamelabels.identify(tree)
+    meta = dict(meta, game=game.spec() if game is not None else None)
+    if game is None:
+        meta["no_game"] = why
+    return TreeSource(tree=tree, title=title, meta=meta, game=game)
 
 
 def tree_bytes(tree: Tree, fmt: str) -> tuple[bytes, str, str]:
@@ -156,23 +170,26 @@ def describe_options(options: dict) -> list[dict[str, Any]]:
 
 
 def game_catalogue() -> list[dict[str, Any]]:
-    """Every registered game that has a board view (``"board"`` in its state's dict)."""
+    """Every registered game with what it declares (a game whose module cannot load is left out)."""
     games = []
     for name in game_names():
         try:
             cls = game_class(name)
-            state = cls().new_initial_state(0)
-            has_board = "board" in state.to_dict()
-        except Exception:  # a game whose optional dependency is missing is left out of the menu
+            default = cls()
+        except BoardlabError:  # e.g. a plug-in whose optional dependency is missing
             continue
-        if not has_board:
-            continue
+        declared = cls.game_type
         games.append(
             {
-                "name": name,
-                "long_name": cls.long_name or name,
-                "players": cls().num_players(),
+                **declared.to_dict(),
+                "renderer": f"/api/renderers/{name}.js" if declared.renderer else None,
+                "players": default.num_players(),
+                "players_range": [declared.min_players, declared.max_players],
+                "player_names": [default.player_name(p) for p in range(declared.max_players)],
                 "parameters": describe_options(dict(cls.parameters)),
+                "agents": [a for a in agent_names() if not agent_class(a).interactive and agent_class(a).plays(default) is None],
+                "evaluators": evaluator_names(default),
+                "default_evaluator": default.default_evaluator(),
             }
         )
     return games
@@ -181,13 +198,32 @@ def game_catalogue() -> list[dict[str, Any]]:
 def agent_catalogue() -> list[dict[str, Any]]:
     agents = []
     for name in agent_names():
-        if name in BROWSER_HIDDEN_AGENTS:
-            continue
         cls = agent_class(name)
-        if getattr(cls, "interactive", False):
+        if cls.interactive:  # a person at a terminal makes no sense in the browser
             continue
-        agents.append({"name": name, "summary": cls.summary, "options": describe_options(dict(cls.options))})
+        agents.append({"name": name, "summary": cls.summary, "games": list(cls.games) if cls.games else None,
+                       "searches": cls.searches, "options": describe_options(dict(cls.options))})
     return agents
+
+
+def renderer_file(name: str) -> Path:
+    """The board renderer (an ES module) that game ``name`` declares; it must lie inside its package."""
+    import importlib.resources
+
+    declared = game_class(name).game_type.renderer
+    if declared is None:
+        raise NotFound(f"game {name!r} has no board renderer")
+    package, _, relative = declared.partition(":")
+    if not relative.endswith(".js") or ".." in Path(relative).parts or Path(relative).is_absolute():
+        raise NotFound(f"game {name!r} declares renderer {declared!r}, which is not a .js file inside its package")
+    try:
+        root = importlib.resources.files(package)
+    except ModuleNotFoundError:
+        raise NotFound(f"game {name!r}: renderer package {package!r} is not installed") from None
+    path = Path(str(root / relative))
+    if not path.is_file():
+        raise NotFound(f"game {name!r}: renderer {declared!r} is missing")
+    return path
 
 
 def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD, workers: int = 4) -> FastAPI:
@@ -232,19 +268,25 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
         return {"games": game_catalogue(), "agents": agent_catalogue(), "modes": list(MODES), "max_upload": max_upload}
 
     # --- games -----------------------------------------------------------------------
+    @app.get("/api/renderers/{name}.js")
+    def renderer(name: str) -> FileResponse:
+        if name not in game_names():
+            raise NotFound(f"no game {name!r}")
+        return FileResponse(renderer_file(name), media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
     @app.post("/api/games")
     def new_game(body: NewGame) -> dict[str, Any]:
-        created = GameSession.create(body.game, body.mode, body.ai, body.human_seat, body.seed)
+        created = GameSession.create(body.game, body.mode, body.ai, body.human_seat, body.seed, body.position)
         sessions.add(created)
         return created.view()
 
     @app.get("/api/games/{game_id}")
-    def get_game(game_id: str) -> dict[str, Any]:
-        return session(game_id).view()
+    def get_game(game_id: str, seat: int | None = None) -> dict[str, Any]:
+        return session(game_id).view(seat)
 
     @app.get("/api/games/{game_id}/legal")
-    def legal(game_id: str) -> list[dict[str, Any]]:
-        return session(game_id).view()["legal"]
+    def legal(game_id: str, seat: int | None = None) -> list[dict[str, Any]]:
+        return session(game_id).view(seat)["legal"]
 
     @app.post("/api/games/{game_id}/move")
     def move(game_id: str, body: Move) -> dict[str, Any]:
@@ -274,7 +316,8 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
         found = session(game_id)
         with found.lock:
             return [
-                {"index": k, "ply": t.ply, "player": t.player, "agent": t.agent, "move": t.move, "nodes": len(t.tree)}
+                {"index": k, "ply": t.ply, "player": t.player, "player_name": found.game.player_name(t.player),
+                 "agent": t.agent, "move": t.move, "nodes": t.nodes}
                 for k, t in enumerate(found.trees)
             ]
 
@@ -284,30 +327,20 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
             if not 0 <= index < len(found.trees):
                 raise NotFound(f"game {game_id} has {len(found.trees)} trees; no tree {index}")
             entries = [found.trees[index]] + ([found.trees[index - 1]] if index > 0 else [])
-        sources = []
         # the moves between the previous search's root and this one's, as labels
         prefix: list[str] = []
         if len(entries) > 1:
-            probe = found.game.state_from_history(entries[1].root_history, found.seed)
-            for action in entries[0].root_history[len(entries[1].root_history):]:
-                prefix.append(probe.action_to_string(action))
-                probe.apply_action(action)
+            with found.lock:
+                prefix = [label for _, label in found.log[len(entries[1].root_history): len(entries[0].root_history)]]
+        sources = []
         for entry in entries:
-            def state_at(path: list[str], entry=entry, game=found.game, seed=found.seed):
-                state = game.state_from_history(entry.root_history, seed)
-                for label in path:
-                    state.apply_action(state.string_to_action(label))
-                return state
-
-            sources.append(
-                TreeSource(
-                    tree=entry.tree,
-                    title=f"move {entry.ply + 1}: {entry.agent} plays {entry.move}",
-                    meta={"game": found.game.spec(), "ply": entry.ply, "player": entry.player, "agent": entry.agent, "move": entry.move},
-                    state_at=state_at,
-                    prefix=tuple(prefix) if entry is entries[0] else (),
-                )
+            source = tree_source(
+                entry.tree, f"move {entry.ply + 1}: {entry.agent} plays {entry.move}",
+                {"ply": entry.ply, "player": entry.player, "agent": entry.agent, "move": entry.move},
             )
+            if entry is entries[0]:
+                source.prefix = tuple(prefix)
+            sources.append(source)
         return sources[0], (sources[1] if len(sources) > 1 else None)
 
     def packed_body(source: TreeSource, previous: TreeSource | None) -> bytes:
@@ -318,7 +351,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
                 return packed[key]
         diff = tree_diff(previous.tree, source.tree, list(source.prefix)) if previous is not None else None
         meta = dict(source.meta, title=source.title, has_previous=previous is not None)
-        body = treepack.pack_tree(source.tree, meta, diff)
+        body = treepack.pack_tree(source.tree, meta, diff, source.game)
         with packed_lock:
             packed[key] = body
             while len(packed) > 6:
@@ -329,14 +362,19 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
         if not 0 <= node < len(source.tree):
             raise NotFound(f"the tree has {len(source.tree)} nodes; no node {node}")
         info = treepack.node_details(source.tree, node)
+        info["player_name"] = source.game.player_name(info["player"]) if source.game and info["player"] >= 0 else None
+        info["notation"] = gamelabels.node_notation(source.tree, node)
         info["board"] = None
-        if source.state_at is not None:
+        if source.game is not None:
             try:
-                state = source.state_at(info["path"])
-                view = state.to_dict()
-                info["board"] = {"game": view["game"], "board": view.get("board"), "text": str(state), "params": view.get("params")}
-            except (BoardlabError, ValueError, KeyError):
-                info["board"] = None  # labels that do not parse as moves (a foreign tree): no board
+                state = gamelabels.state_at(source.tree, node, source.game)
+            except (BoardlabError, ValueError):
+                pass  # a label the game cannot read back (hidden information, a foreign tree): no board
+            else:
+                observation = state.observation(None)
+                info["board"] = {"game": source.game.name, "spec": source.game.spec(), "params": dict(source.game.params),
+                                 "board": observation.get("board"), "text": observation.get("text", ""),
+                                 "to_move": observation.get("to_move"), "playable": not state.is_terminal()}
         return info
 
     def export(source: TreeSource, fmt: str, stem: str) -> Response:
@@ -381,8 +419,9 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
         except BaseException:
             target.unlink(missing_ok=True)
             raise
-        uploads.put(upload_id, TreeSource(tree=tree, title=name, meta={"upload": upload_id, "name": name}))
-        return {"id": upload_id, "name": name, "nodes": len(tree), "bytes": size}
+        source = tree_source(tree, name, {"upload": upload_id, "name": name})
+        uploads.put(upload_id, source)
+        return {"id": upload_id, "name": name, "nodes": len(tree), "bytes": size, "game": source.meta["game"]}
 
     def upload_source(upload_id: str) -> TreeSource:
         return uploads.get(upload_id)

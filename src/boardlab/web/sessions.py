@@ -4,6 +4,11 @@ A session holds the game, the current state, who sits in each seat (a person
 or an agent) and the search trees the agents handed back, one per AI move, for
 the tree viewer. Every change goes through the session's lock, so an AI move
 running in a worker thread never races a click on "undo".
+
+What a client sees is one seat's view (:meth:`GameSession.view`): the state's
+observation for that seat, never the seed, the full state or another seat's
+legal moves. In a game with hidden information the record (seed and every
+action) is given out only once the game is over.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import numpy as np
 
 from boardlab.agents.base import Agent
 from boardlab.agents.registry import agent_class, make_agent
+from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
 from boardlab.core.game import Game, State
 from boardlab.core.records import GameRecord
@@ -46,9 +52,36 @@ class SearchTree:
     agent: str
     action: int
     move: str
-    tree: Tree
+    handle: SearchTreeHandle
     #: the moves (actions) from the game's start to the tree's root
     root_history: list[int]
+
+    @property
+    def tree(self) -> Tree:
+        return self.handle.tree()
+
+    @property
+    def nodes(self) -> int:
+        return self.handle.nodes
+
+
+def move_entry(state: State, action: int) -> tuple[int, str]:
+    """``(player, label)`` of ``action`` about to be played in ``state``, for everybody's move list:
+    in a game with hidden information a chance outcome (a card drawn) is not named."""
+    player = state.current_player()
+    if player < 0 and state.game.has_hidden_information:
+        return player, "chance"
+    return player, state.action_to_string(action)
+
+
+def history_log(state: State) -> list[tuple[int, str]]:
+    """:func:`move_entry` of every move of ``state``'s history."""
+    probe = state.initial()
+    log = []
+    for action in state.history:
+        log.append(move_entry(probe, action))
+        probe.apply_action(action)
+    return log
 
 
 def agent_spec(ai: dict[str, Any]) -> str:
@@ -82,15 +115,27 @@ class GameSession:
     lock: threading.RLock = field(default_factory=threading.RLock)
     touched: float = field(default_factory=time.monotonic)
     chance_rng: np.random.Generator = field(default_factory=np.random.default_rng)
+    #: (player, label) of every move played, as people see it (chance outcomes of hidden cards are not named)
+    log: list[tuple[int, str]] = field(default_factory=list)
 
     # --- building --------------------------------------------------------------
     @classmethod
-    def create(cls, game_spec: str, mode: str, ai: dict[str, Any] | list[dict[str, Any]], human_seat: int = 0, seed: int | None = None) -> "GameSession":
+    def create(cls, game_spec: str, mode: str, ai: dict[str, Any] | list[dict[str, Any]], human_seat: int | None = None,
+               seed: int | None = None, position: str | None = None) -> "GameSession":
+        """A new game; ``position`` (in the game's notation) starts it from a set-up position;
+        ``human_seat`` defaults to the seat to move first."""
         if mode not in MODES:
             raise SpecError(f"unknown mode {mode!r} (modes: {', '.join(MODES)})")
         game = make(game_spec)
+        if position is not None:
+            start = game.state_from_notation(position)
+            if start.is_terminal():
+                raise SpecError(f"position {position!r} is already over")
         players = game.num_players()
         seed = int(seed) if seed is not None else secrets.randbelow(2**31)
+        if human_seat is None:
+            first = game.new_initial_state(seed) if position is None else start
+            human_seat = max(0, first.current_player())
         settings = ai if isinstance(ai, list) else [ai] * players
         if mode == "human-human":
             seats = ["human"] * players
@@ -106,7 +151,7 @@ class GameSession:
                 agents.append(None)
                 continue
             agent = make_agent(spec, game)
-            if getattr(agent, "interactive", False):
+            if agent.interactive:
                 raise SpecError(f"agent {spec!r} needs a person at a terminal; choose a human seat instead")
             agent.reset(game, p, derive_seed(seed, "seat", p))
             agents.append(agent)
@@ -116,17 +161,22 @@ class GameSession:
             mode=mode,
             seats=seats,
             seed=seed,
-            state=game.new_initial_state(seed),
+            state=game.new_initial_state(seed) if position is None else start,
             agents=agents,
             chance_rng=np.random.default_rng(derive_seed(seed, "chance")),
         )
+        session.log = history_log(session.state)  # a position given as a move list has a history already
         session._play_chance()
         return session
 
     # --- moves -----------------------------------------------------------------
     def _play_chance(self) -> None:
         while not self.state.is_terminal() and self.state.is_chance_node():
-            self.state.apply_action(sample_chance(self.state, self.chance_rng))
+            self._apply(sample_chance(self.state, self.chance_rng))
+
+    def _apply(self, action: int) -> None:
+        self.log.append(move_entry(self.state, action))
+        self.state.apply_action(action)
 
     def to_move(self) -> int:
         return -1 if self.state.is_terminal() else self.state.current_player()
@@ -148,7 +198,7 @@ class GameSession:
                 action = self.state.string_to_action(move)
             if action not in self.state.legal_actions():
                 raise self.state._illegal(action)
-            self.state.apply_action(action)
+            self._apply(action)
             self._play_chance()
             return action
 
@@ -163,12 +213,12 @@ class GameSession:
             if agent is None:
                 raise ConflictError(f"player {player + 1} is a person; play their move by clicking")
             root = self.state.clone()
-            before = list(getattr(agent, "trees", None) or [])
+            before = agent.last_tree()
             action = agent.step(root.clone())
             if action not in self.state.legal_actions():
                 raise IllegalActionError(f"agent {agent.spec} chose illegal action {action}")
-            after = list(getattr(agent, "trees", None) or [])
-            if after and (not before or after[-1] is not before[-1]):
+            after = agent.last_tree()
+            if after is not None and after is not before:
                 self.trees.append(
                     SearchTree(
                         ply=len(root.history),
@@ -176,21 +226,21 @@ class GameSession:
                         agent=agent.spec,
                         action=action,
                         move=root.action_to_string(action),
-                        tree=after[-1],
+                        handle=after,
                         root_history=list(root.history),
                     )
                 )
                 self._bound_trees()
-            self.state.apply_action(action)
+            self._apply(action)
             self._play_chance()
             return action
 
     def _bound_trees(self) -> None:
         """Drop the oldest trees beyond MAX_TREES or MAX_TREE_NODES (the newest always stays)."""
         del self.trees[:-MAX_TREES]
-        total = sum(len(t.tree) for t in self.trees)
+        total = sum(t.nodes for t in self.trees)
         while len(self.trees) > 1 and total > MAX_TREE_NODES:
-            total -= len(self.trees.pop(0).tree)
+            total -= self.trees.pop(0).nodes
 
     def undo(self) -> int:
         """Take back moves: to the previous turn of a person (or one move when no person plays)."""
@@ -201,58 +251,82 @@ class GameSession:
                 raise ConflictError("nothing to undo")
             humans = [p for p, a in enumerate(self.agents) if a is None]
             keep = len(history) - 1
+            start = self.state.start_position()
             if humans and self.mode != "human-human":
                 # step back over AI and chance moves until a person is to move again
                 while keep > 0:
-                    probe = self.game.state_from_history(history[:keep], self.seed)
+                    probe = self.game.state_from_history(history[:keep], self.seed, start)
                     if not probe.is_chance_node() and probe.current_player() in humans:
                         break
                     keep -= 1
-                if keep == 0 and self.game.new_initial_state(self.seed).current_player() not in humans:
-                    keep = 0  # the AI opened: back to the start, the AI will move again
-            self.state = self.game.state_from_history(history[:keep], self.seed)
+            self.state = self.game.state_from_history(history[:keep], self.seed, start)
+            del self.log[keep:]
             self.trees = [t for t in self.trees if t.ply < keep]
             return len(history) - keep
 
     # --- views -----------------------------------------------------------------
     def record(self) -> GameRecord:
-        return GameRecord.from_state(self.state, [s for s in self.seats])
+        if self.game.has_hidden_information and not self.state.is_terminal():
+            raise ConflictError("the record holds the seed, which shows every hidden card: it is given once the game is over")
+        return GameRecord.from_state(self.state, list(self.seats))
 
-    def view(self) -> dict[str, Any]:
-        state = self.state
-        data = state.to_dict()
-        legal = [] if state.is_terminal() else [{"action": a, "label": state.action_to_string(a)} for a in state.legal_actions()]
-        if self.game.name == "chess" and legal:
-            # the board is clicked square by square: give each move its from/to squares
-            from boardlab.games.chess import decode_action
+    def humans(self) -> list[int]:
+        return [p for p, agent in enumerate(self.agents) if agent is None]
 
-            for move in legal:
-                move["uci"] = decode_action(move["action"], state.board).uci()
-        moves = []
-        probe = self.game.new_initial_state(self.seed)
-        for a in state.history:
-            moves.append(probe.action_to_string(a))
-            probe.apply_action(a)
-        return {
-            "id": self.id,
-            "game": self.game.name,
-            "long_name": self.game.long_name or self.game.name,
-            "spec": self.game.spec(),
-            "params": dict(self.game.params),
-            "mode": self.mode,
-            "seats": self.seats,
-            "seed": self.seed,
-            "to_move": self.to_move(),
-            "human_to_move": self.human_to_move(),
-            "terminal": state.is_terminal(),
-            "returns": list(state.returns()) if state.is_terminal() else None,
-            "board": data.get("board"),
-            "state": data,
-            "text": str(state),
-            "legal": legal,
-            "moves": moves,
-            "trees": len(self.trees),
-        }
+    def default_viewer(self) -> int | None:
+        """Whose view the page shows: the person's seat, the seat to move in a game between
+        people at one screen, nobody's (the public view) when agents play each other."""
+        humans = self.humans()
+        if not humans:
+            return None
+        if len(humans) == 1:
+            return humans[0]
+        player = self.to_move()
+        return player if player in humans else None
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """The game as ``seat`` sees it (default: :meth:`default_viewer`); only seats of people may be asked for."""
+        with self.lock:
+            if seat is None:
+                seat = self.default_viewer()
+            elif seat not in self.humans():
+                raise SpecError(f"seat {seat} is not played by a person in this game; its view is private")
+            state = self.state
+            observation = state.observation(seat)
+            may_move = not state.is_terminal() and self.human_to_move() and (seat is None or seat == self.to_move())
+            legal = []
+            if may_move:
+                for action in state.legal_actions():
+                    legal.append({"action": action, "label": state.action_to_string(action), **state.action_info(action)})
+            game_type = self.game.game_type
+            return {
+                "id": self.id,
+                "game": self.game.name,
+                "long_name": self.game.long_name or self.game.name,
+                "spec": self.game.spec(),
+                "params": dict(self.game.params),
+                "players": self.game.num_players(),
+                "player_names": [self.game.player_name(p) for p in range(self.game.num_players())],
+                "player_colors": list(game_type.player_colors),
+                "mode": self.mode,
+                "seats": self.seats,
+                "viewer": seat,
+                "to_move": self.to_move(),
+                "human_to_move": self.human_to_move(),
+                "terminal": state.is_terminal(),
+                "returns": list(state.returns()) if state.is_terminal() else None,
+                "scores": list(state.scores()) if state.is_terminal() and game_type.provides_scores else None,
+                "observation": observation,
+                "board": observation.get("board"),
+                "text": observation.get("text", ""),
+                "legal": legal,
+                # the last move by a player, for boards that animate it (not shown where cards are hidden)
+                "last_action": state.history[-1] if state.history and self.log[-1][0] >= 0
+                and not self.game.has_hidden_information else None,
+                "moves": [label for _, label in self.log],
+                "movers": [player for player, _ in self.log],
+                "trees": len(self.trees),
+            }
 
 
 class SessionStore:

@@ -11,13 +11,16 @@ The viewer draws straight from typed arrays, so the server sends them as one
 The header lists each array as ``{"name", "dtype", "count", "offset"}``. Arrays
 (little-endian): ``x``, ``y`` (float32, tidy-layout coordinates: one unit between
 neighbouring leaves, ``y`` = depth), ``parent`` (int32, ``-1`` for the root),
-``player`` (uint8: player to move, 255 unknown/terminal; files, which do not
-store it, get depth parity like the PNG renderer), ``heat`` (uint8: the
+``player`` (uint8: the seat to move, 252 chance, 253 game over, 255 unknown;
+a tree that knows no players, as a file from another tool, gets depth parity
+like the PNG renderer), ``heat`` (uint8: the
 node's visits on the log scale ``255 * log1p(v) / log1p(max)``; the edge into a
 node takes its colour), optionally ``created`` (uint32, the iteration that added
 the node, for the growth animation) and ``diff`` (uint8: 0 as in the previous
 tree, 1 added, 2 visit count changed). The header's ``colours`` are those of
-:mod:`boardlab.trees.colors`, so the page and the PNG export agree.
+:mod:`boardlab.trees.colors` for the tree's game (its seats' piece colours),
+so the page and the PNG export agree, and its ``legend`` names each code in
+the game's own words ("Red to move", "chance", "game over").
 """
 
 from __future__ import annotations
@@ -29,10 +32,13 @@ from typing import Any
 import numpy as np
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.game import CHANCE, TERMINAL, UNKNOWN_PLAYER, Game
 from boardlab.trees.model import Tree
 
 MAGIC = b"BLT1"
-UNKNOWN_PLAYER = 255
+CHANCE_CODE = 252
+TERMINAL_CODE = 253
+UNKNOWN_CODE = 255
 
 
 def heat(visits: np.ndarray) -> np.ndarray:
@@ -43,8 +49,19 @@ def heat(visits: np.ndarray) -> np.ndarray:
     return np.rint(255.0 * np.log1p(np.maximum(visits, 0)) / np.log1p(top)).astype(np.uint8)
 
 
-def pack_tree(tree: Tree, meta: dict[str, Any] | None = None, diff: np.ndarray | None = None) -> bytes:
-    """The viewer's binary body for ``tree`` (see the module docstring)."""
+def player_codes(player: np.ndarray) -> np.ndarray:
+    """The tree's player column as the viewer's uint8 codes."""
+    player = np.asarray(player, dtype=np.int64)
+    out = np.full(len(player), UNKNOWN_CODE, dtype=np.uint8)
+    seat = (player >= 0) & (player < CHANCE_CODE)
+    out[seat] = player[seat]
+    out[player == CHANCE] = CHANCE_CODE
+    out[player == TERMINAL] = TERMINAL_CODE
+    return out
+
+
+def pack_tree(tree: Tree, meta: dict[str, Any] | None = None, diff: np.ndarray | None = None, game: Game | None = None) -> bytes:
+    """The viewer's binary body for ``tree`` (see the module docstring); ``game`` gives the seats' colours and names."""
     from boardlab.trees.layout import tidy_layout
 
     n = len(tree)
@@ -52,12 +69,11 @@ def pack_tree(tree: Tree, meta: dict[str, Any] | None = None, diff: np.ndarray |
     x = np.asarray(x, dtype=np.float32)
     y = np.asarray(y, dtype=np.float32)
     player = np.asarray(tree.player)
-    # the file formats do not store the player to move: assume two players alternating
-    inferred = bool(n) and bool(np.all(player < 0)) and n > 1
+    # a tree that knows no players (a foreign file): assume two players alternating
+    inferred = n > 1 and bool(np.all(player == UNKNOWN_PLAYER))
     if inferred:
-        depth = tree.depth()
-        player = np.where(np.asarray(tree.child_count) >= 0, depth % 2, -1)
-    player8 = np.where((player < 0) | (player > 254), UNKNOWN_PLAYER, player).astype(np.uint8)
+        player = tree.depth() % 2
+    player8 = player_codes(player)
     arrays: list[tuple[str, np.ndarray]] = [
         ("x", x),
         ("y", y),
@@ -69,15 +85,20 @@ def pack_tree(tree: Tree, meta: dict[str, Any] | None = None, diff: np.ndarray |
         arrays.append(("created", np.asarray(tree.created, dtype="<u4")))
     if diff is not None:
         arrays.append(("diff", np.asarray(diff, dtype=np.uint8)))
-    players = sorted(int(p) for p in np.unique(player8) if p != UNKNOWN_PLAYER)
+    present = sorted(int(p) for p in np.unique(player8))
+    colours = palette(game)
     header: dict[str, Any] = {
         "nodes": n,
         "bounds": [float(x.min()) if n else 0.0, float(x.max()) if n else 0.0, float(y.max()) if n else 0.0],
         "max_visits": int(tree.visits.max()) if n else 0,
         "root_visits": int(tree.visits[0]) if n else 0,
-        "players": players,
+        "players": [p for p in present if p < CHANCE_CODE],
         "players_inferred": inferred,
-        "colours": palette(),
+        "colours": colours,
+        "legend": legend(present, game, inferred),
+        "game": game.spec() if game is not None else None,
+        "player_names": [game.player_name(p) for p in range(game.max_players)] if game is not None else [],
+        "player_colors": list(game.game_type.player_colors) if game is not None else [],
         "max_created": int(tree.created.max()) if tree.created is not None and n else None,
         "meta": meta or {},
         "arrays": [],
@@ -161,16 +182,38 @@ def hex_colour(rgb) -> str:
     return "#" + "".join(f"{int(c):02x}" for c in rgb[:3])
 
 
-def palette() -> dict[str, Any]:
+def palette(game: Game | None = None) -> dict[str, Any]:
     """The colours the viewer uses, the same as the PNG renderer's (:mod:`boardlab.trees.colors`)."""
     from boardlab.trees import colors
 
     lut = colors.edge_lut(256)
+    seats = colors.Palette.for_game(game)
     return {
-        "players": [hex_colour(c) for c in colors.PLAYER_COLORS],
+        "players": [hex_colour(c) for c in seats.players],
+        "chance": hex_colour(colors.CHANCE_COLOR),
+        "terminal": hex_colour(colors.TERMINAL_COLOR),
         "unknown": hex_colour(colors.UNKNOWN_COLOR),
         # five stops of the edge colour map; the shader interpolates between them
         "edges": [hex_colour(lut[i]) for i in (0, 64, 128, 191, 255)],
         "added": hex_colour(colors.ADDED_COLOR),
         "changed": hex_colour(colors.CHANGED_COLOR),
     }
+
+
+def legend(codes: list[int], game: Game | None, inferred: bool) -> list[dict[str, Any]]:
+    """One entry per node code present: ``{code, label, colour}``, in the game's words."""
+    from boardlab.trees import colors
+
+    seats = colors.Palette.for_game(game)
+    out = []
+    for code in codes:
+        if inferred:
+            label = "even depth (player unknown)" if code == 0 else "odd depth"
+            colour = seats.players[code]
+        elif code < CHANCE_CODE:
+            label, colour = seats.label(code), seats.colour(code)
+        else:
+            special = {CHANCE_CODE: CHANCE, TERMINAL_CODE: TERMINAL}.get(code, UNKNOWN_PLAYER)
+            label, colour = seats.label(special), seats.colour(special)
+        out.append({"code": code, "label": label, "colour": hex_colour(colour)})
+    return out

@@ -1,5 +1,5 @@
 // The page: main menu, game view, and the hand-over to the tree viewer.
-import { renderBoard, playerName } from "./boards.js";
+import { ensureRenderer, playerName, renderBoard, setCatalogue } from "./boards.js";
 import { TreeViewer } from "./viewer.js";
 
 const $ = (id) => document.getElementById(id);
@@ -38,6 +38,8 @@ let catalogue = null;
 
 async function loadMenu() {
   catalogue = await api("GET", "/api/meta");
+  setCatalogue(catalogue);
+  await Promise.all(catalogue.games.map((g) => ensureRenderer(g.name)));
   const select = $("game-select");
   select.replaceChildren();
   for (const g of catalogue.games) {
@@ -143,8 +145,7 @@ async function startGame(event) {
 }
 
 function lastAction() {
-  const history = game.state.history || [];
-  return history.length ? history[history.length - 1] : null;
+  return game.last_action === undefined ? null : game.last_action;
 }
 
 function drawGame() {
@@ -157,11 +158,11 @@ function drawGame() {
     const r = game.returns;
     const best = Math.max(...r);
     const winners = r.map((v, p) => (v === best ? p : -1)).filter((p) => p >= 0);
-    span.textContent = winners.length === 1 ? `${playerName(game.game, winners[0])} wins` : "Draw";
+    span.textContent = winners.length === 1 ? `${playerName(game, winners[0])} wins` : winners.length === r.length ? "Draw" : `${winners.map((p) => playerName(game, p)).join(" and ")} share the win`;
     span.id = "result";
     turn.appendChild(span);
   } else {
-    const who = playerName(game.game, game.to_move);
+    const who = playerName(game, game.to_move);
     const kind = game.seats[game.to_move] === "human" ? "your move" : `AI (${game.seats[game.to_move]})`;
     turn.textContent = `${who} to move — ${kind}${busy ? " — thinking…" : ""}`;
   }
@@ -170,9 +171,13 @@ function drawGame() {
   // the newest disc falls in once, not again on every redraw
   const fresh = game.moves.length !== drawnMoves || game.id !== drawnGame;
   drawnMoves = game.moves.length; drawnGame = game.id;
-  renderBoard($("board"), game, { onAction: canClick ? playHuman : null, lastAction: fresh ? lastAction() : null });
+  renderBoard($("board"), game, { onAction: canClick ? playHuman : null, lastAction: fresh ? lastAction() : null, viewer: game.viewer });
   const list = $("move-list");
-  list.replaceChildren(...game.moves.map((m) => Object.assign(document.createElement("li"), { textContent: m })));
+  list.replaceChildren(...game.moves.map((m, k) => {
+    const mover = game.movers[k];
+    const who = mover >= 0 ? playerName(game, mover) : "chance";
+    return Object.assign(document.createElement("li"), { textContent: `${who}: ${m}` });
+  }));
   list.scrollTop = list.scrollHeight;
   const aiTurn = !game.terminal && !game.human_to_move;
   $("next-move").hidden = game.mode !== "ai-ai";
@@ -250,6 +255,23 @@ async function exportRecord() {
   download(new Blob([JSON.stringify(record, null, 1)], { type: "application/json" }), `${game.game}-${game.id}.json`);
 }
 
+// a new game from a position of a tree: the person moves first there, against the menu's AI
+async function playFrom(spec, position) {
+  try {
+    status("starting…");
+    // no human_seat: the person takes the seat to move in that position
+    game = await api("POST", "/api/games", { game: spec, mode: "human-ai", ai: aiSettings(), position });
+    playingOn = false;
+    show("game");
+    location.hash = `game/${game.id}`;
+    status("");
+    drawGame();
+    await maybeAiMove();
+  } catch (err) {
+    status(err.message, true);
+  }
+}
+
 // ------------------------------------------------------------------ tree viewer
 let viewer = null;
 
@@ -267,7 +289,7 @@ async function analyse() {
   const back = Math.max(1, Math.min(trees.length, Number($("trees-back").value) || 1));
   const base = `/api/games/${game.id}/trees`;
   const sequence = trees.slice(-back).map((t) => ({
-    title: `move ${t.ply + 1}: ${playerName(game.game, t.player)} (${t.agent}) plays ${t.move} — ${t.nodes} nodes`,
+    title: `move ${t.ply + 1}: ${t.player_name} (${t.agent}) plays ${t.move} — ${t.nodes} nodes`,
     data: `${base}/${t.index}/data`,
     node: (i) => `${base}/${t.index}/nodes/${i}`,
     export: (fmt) => `${base}/${t.index}/export?format=${fmt}`,
@@ -276,7 +298,7 @@ async function analyse() {
   window.__analyseClickedAt = performance.now();
   show("viewer");
   location.hash = "viewer";
-  await getViewer().open(sequence, sequence.length - 1, () => { show("game"); location.hash = `game/${game.id}`; });
+  await getViewer().open(sequence, sequence.length - 1, () => { show("game"); location.hash = `game/${game.id}`; }, playFrom);
 }
 
 async function openFiles(files) {
@@ -308,7 +330,7 @@ async function openFiles(files) {
   $("tree-files").value = "";
   show("viewer");
   location.hash = "viewer";
-  await getViewer().open(sequence, 0, () => { show("menu"); location.hash = ""; });
+  await getViewer().open(sequence, 0, () => { show("menu"); location.hash = ""; }, playFrom);
 }
 
 // ------------------------------------------------------------------ wiring

@@ -4,26 +4,28 @@
 // and draws every edge in one call (GL_LINES) and every node in one call
 // (GL_POINTS). Zoom and pan only change two uniforms. Picking a node looks up
 // the row of its depth (nodes of one depth sorted by x) and bisects it.
-import { renderBoard, playerName } from "./boards.js";
+import { ensureRenderer, renderBoard } from "./boards.js";
 
 const $ = (id) => document.getElementById(id);
-const FEN = /^\s*[pnbrqkPNBRQK1-8]{1,8}(\/[pnbrqkPNBRQK1-8]{1,8}){7}(\s|$)/;
 
 // Colours come with each tree (the header's "colours", from boardlab.trees.colors,
 // shared with the PNG renderer): node = player to move, edge = the child's visits
 // on a log scale, rings = added / changed since the previous tree. These are
 // only used until the first tree arrives.
 const DEFAULT_COLOURS = {
-  players: ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"], unknown: "#808080",
+  players: ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"],
+  chance: "#e600e6", terminal: "#6e6e6e", unknown: "#c8c8c8",
   edges: ["#f0f921", "#fca636", "#e16462", "#b12a90", "#0d0887"], added: "#00c850", changed: "#ffbe00",
 };
+// the packed player codes (boardlab/web/treepack.py): a seat, or one of these
+const CHANCE_CODE = 252, TERMINAL_CODE = 253;
 
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
 
 const NODE_VS = `
 attribute vec2 a_pos; attribute float a_player; attribute float a_created; attribute float a_diff;
 uniform vec4 u_view; uniform vec2 u_size; uniform float u_limit; uniform float u_point; uniform float u_showDiff;
-uniform vec3 u_palette[5];
+uniform vec3 u_palette[11];
 varying vec3 v_color; varying float v_flag; varying float v_kind;
 void main() {
   vec2 s = a_pos * u_view.xy + u_view.zw;
@@ -32,10 +34,9 @@ void main() {
   float flag = (u_showDiff > 0.5 && a_diff > 0.5) ? 1.0 : 0.0;
   v_kind = a_diff;
   gl_PointSize = u_point * (1.0 + 0.6 * flag);
-  int p = int(min(a_player, 4.0) + 0.5);
-  vec3 c = u_palette[4];
-  if (p == 0) c = u_palette[0]; else if (p == 1) c = u_palette[1]; else if (p == 2) c = u_palette[2]; else if (p == 3) c = u_palette[3];
-  v_color = c; v_flag = flag;
+  // palette: 8 seats, then chance, game over, unknown
+  int idx = a_player > 254.5 ? 10 : (a_player > 252.5 ? 9 : (a_player > 251.5 ? 8 : int(mod(a_player + 0.5, 8.0))));
+  v_color = u_palette[idx]; v_flag = flag;
 }`;
 const NODE_FS = `
 precision mediump float;
@@ -177,9 +178,10 @@ export class TreeViewer {
     });
   }
 
-  async open(sequence, index, onBack) {
+  async open(sequence, index, onBack, onPlayFrom) {
     this.sequence = sequence;
     this.onBack = onBack;
+    this.onPlayFrom = onPlayFrom;
     await this.go(index, true);
   }
 
@@ -273,8 +275,6 @@ export class TreeViewer {
     const top = Math.max(1, h.max_visits);
     const at = (t) => Math.round(Math.expm1(t * Math.log1p(top)));
     const colours = this.colours;
-    const players = h.players.length ? h.players : [];
-    const game = h.meta && h.meta.game ? h.meta.game.split(":")[0] : "";
     legend.innerHTML = "";
     const title = document.createElement("div");
     title.textContent = "edge colour: visits (log scale)";
@@ -285,12 +285,15 @@ export class TreeViewer {
     ticks.className = "ticks";
     for (const t of [0, 0.5, 1]) ticks.appendChild(Object.assign(document.createElement("span"), { textContent: String(at(t)) }));
     const who = document.createElement("div");
-    who.textContent = h.players_inferred ? "node: player to move (file has none: alternating by depth) " : "node: player to move ";
-    for (const p of players) {
+    who.className = "legend-nodes";
+    who.textContent = h.players_inferred ? "node (file names no game: alternating by depth): " : "node: ";
+    for (const entry of h.legend || []) {
+      const item = Object.assign(document.createElement("span"), { className: "legend-entry" });
+      item.dataset.code = String(entry.code);
       const sw = Object.assign(document.createElement("span"), { className: "swatch" });
-      sw.style.background = p < 4 ? colours.players[p] : colours.unknown;
-      who.appendChild(sw);
-      who.appendChild(document.createTextNode(game ? `P${p + 1} (${playerName(game, p)})` : `P${p + 1}`));
+      sw.style.background = entry.colour;
+      item.append(sw, document.createTextNode(entry.label));
+      who.appendChild(item);
     }
     legend.append(title, bar, ticks, who);
     if (h.meta && h.meta.has_previous) {
@@ -299,6 +302,13 @@ export class TreeViewer {
         `<span class="swatch" style="background:${colours.changed}"></span>visits changed`;
       legend.appendChild(d);
     }
+  }
+
+  paletteUniform() {
+    const c = this.colours;
+    const seats = [];
+    for (let k = 0; k < 8; k++) seats.push(c.players[k % c.players.length]);
+    return [...seats, c.chance || DEFAULT_COLOURS.chance, c.terminal || DEFAULT_COLOURS.terminal, c.unknown].flatMap(rgb);
   }
 
   // ---------------------------------------------------------------- view
@@ -414,7 +424,7 @@ export class TreeViewer {
     const point = this.pointSize();
     gl.uniform1f(p.loc.u_point, point * dpr);
     gl.uniform1f(p.loc.u_round, point >= 4 ? 1 : 0);
-    gl.uniform3fv(p.loc.u_palette, [...this.colours.players.slice(0, 4), this.colours.unknown].flatMap(rgb));
+    gl.uniform3fv(p.loc.u_palette, this.paletteUniform());
     attrib(p.loc.a_pos, "pos", 2, gl.FLOAT, false);
     attrib(p.loc.a_player, "player", 1, gl.UNSIGNED_BYTE, false);
     attrib(p.loc.a_created, "created", 1, gl.FLOAT, false);
@@ -449,7 +459,8 @@ export class TreeViewer {
       h.textContent = i === 0 ? "Root" : `Node ${i}`;
       panel.appendChild(h);
       const dl = document.createElement("dl");
-      const game = info.board ? info.board.game : (this.tree.header.meta.game || "").split(":")[0];
+      const toMove = info.player >= 0 && info.player < CHANCE_CODE ? (info.player_name || `Player ${info.player + 1}`)
+        : info.player === -1 ? "chance" : info.player === -4 ? "nobody (game over)" : "—";
       const rows = [
         ["Move", info.move || "—", "move"],
         ["Path", info.path.length ? info.path.join(" ") : "(root)", "path"],
@@ -457,7 +468,7 @@ export class TreeViewer {
         ["Visits", info.visits, "visits"],
         ["Wins", info.wins, "wins"],
         ["Mean payout", info.mean_payout.toFixed(4), "mean"],
-        ["To move", info.player >= 0 ? playerName(game, info.player) : "—", "player"],
+        ["To move", toMove, "player"],
         ["Children", info.children, "children"],
       ];
       if (info.created !== null && info.created !== undefined) rows.push(["Added at iteration", info.created, "created"]);
@@ -469,15 +480,21 @@ export class TreeViewer {
         dl.appendChild(dd);
       }
       panel.appendChild(dl);
-      // a tree from a file knows no game; a state label that is a FEN still draws as a chess board
-      const board = info.board && info.board.board ? info.board
-        : FEN.test(info.state || "") ? { game: "chess", board: { fen: info.state.trim() }, text: info.state } : null;
+      const board = info.board;
       if (board) {
+        await ensureRenderer(board.game);
+        if (this.selected !== i) return;
         const box = document.createElement("div");
         box.className = "board small";
         box.id = "node-board";
-        renderBoard(box, { game: board.game, board: board.board, text: board.text, legal: [] }, { small: true });
+        renderBoard(box, { ...board, player_names: this.tree.header.player_names, player_colors: this.tree.header.player_colors, legal: [] }, { small: true });
         panel.appendChild(box);
+        if (board.playable && this.onPlayFrom) {
+          const play = Object.assign(document.createElement("button"), { id: "play-from-here", textContent: "Play from here" });
+          play.title = "start a new game from this position against the AI";
+          play.addEventListener("click", () => this.onPlayFrom(board.spec, info.notation));
+          panel.appendChild(play);
+        }
       }
       if (info.state) {
         const label = document.createElement("div");

@@ -1,7 +1,8 @@
 """UCT for Connect Four compiled whole with numba: tree arrays, selection and playouts.
 
-The :class:`~boardlab.agents.mcts.MCTSAgent` switches to this engine on
-``connect4`` when no option needs the generic one (leaf evaluators). It runs
+Connect Four offers this engine through ``ConnectFour.compiled_search``; the
+:class:`~boardlab.agents.mcts.MCTSAgent` uses it when no option needs the
+generic one (leaf evaluators). It follows :class:`boardlab.core.search.SearchEngine` and runs
 the same algorithm as the generic engine (UCB1 selection, one node added per
 iteration, uniformly random playouts, the same statistics and the same export),
 only without a Python object anywhere in the loop.
@@ -19,9 +20,11 @@ import time
 import numpy as np
 from numba import njit
 
-from boardlab.agents.search_tree import subtree_mask
+from boardlab.core.game import TERMINAL
+from boardlab.core.rng import kernel_rng
+from boardlab.core.search import ChildStats, SearchSnapshot, subtree_mask
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
-from boardlab.games.connect4_kernel import Connect4Kernel, _next_random, _won, new_rng, playout
+from boardlab.games.connect4_kernel import Connect4Kernel, _next_random, _won, playout
 
 NOT_TERMINAL = -2  # ``term`` column: -2 in play, -1 tie, 0 or 1 the winner
 
@@ -154,8 +157,9 @@ class CompiledConnect4Search:
         self.full = np.uint64(game.board_mask)
         self.table = [str(col + 1) for col in range(game.cols)]
         self.c = float(c)
-        self.rng = new_rng(seed)
+        self.rng = kernel_rng(seed)
         self.cols = game.cols
+        self.root_state = state.clone()
         self.root_history = list(state.history)
         self.set_root(state)
         self.a = {name: np.zeros(max(capacity, 2 * game.cols + 2), dtype=dtype) for name, dtype in COLUMNS}
@@ -165,7 +169,7 @@ class CompiledConnect4Search:
         a["first"][0] = -1
         a["mover"][0] = state.player  # a fresh root's statistics are from its player's view
         a["created"][0] = 0
-        a["player"][0] = state.current_player() if not state.is_terminal() else -1
+        a["player"][0] = state.current_player()
         a["term"][0] = NOT_TERMINAL if not state.is_terminal() else state.winner
         self.used[0] = 1
         self.iterations = 0  # iterations run since this root became the root
@@ -175,12 +179,15 @@ class CompiledConnect4Search:
         self.b1 = np.uint64(state.boards[1])
         self.to_move = state.player
 
-    def run(self, iterations: int | None, deadline: float | None) -> int:
-        """Iterate until ``iterations`` more are done or ``deadline`` (perf_counter) passes."""
+    def run(self, iterations: int | None, deadline: float | None, stop=None, max_nodes: int | None = None) -> int:
+        """Iterate until ``iterations`` more are done, ``deadline`` (perf_counter) passes,
+        ``stop`` (a threading.Event) is set or the tree holds ``max_nodes`` nodes."""
         k = self.kernel
         done = 0
         chunk = 64
         while iterations is None or done < iterations:
+            if done > 0 and ((stop is not None and stop.is_set()) or (max_nodes is not None and self.used[0] >= max_nodes)):
+                break
             want = chunk if iterations is None else min(chunk, iterations - done)
             if self.used[0] + self.cols * (want + 1) > len(self.a["parent"]):
                 self._grow(self.used[0] + self.cols * (want + 1))
@@ -218,16 +225,16 @@ class CompiledConnect4Search:
     def root_visits(self) -> int:
         return int(self.a["visits"][0])
 
-    def root_children(self) -> list[tuple[int, int, int, float]]:
-        """``(action, visits, wins, total)`` of each root child."""
+    def root_children(self) -> list[ChildStats]:
         a = self.a
         f, k = int(a["first"][0]), int(a["nch"][0])
         if f < 0:
             return []
-        return [
-            (int(a["action"][ch]), int(a["visits"][ch]), int(a["wins"][ch]), float(a["total"][ch]))
-            for ch in range(f, f + k)
-        ]
+        out = []
+        for ch in range(f, f + k):
+            n = int(a["visits"][ch])
+            out.append(ChildStats(int(a["action"][ch]), n, int(a["wins"][ch]), float(a["total"][ch]) / n if n else 0.0))
+        return out
 
     def reroot(self, actions: list[int], state: ConnectFourState) -> bool:
         """Keep the subtree reached by ``actions`` from the root; False when it was never visited."""
@@ -260,20 +267,32 @@ class CompiledConnect4Search:
         self.used[0] = kept
         self.iterations = 0
         self.root_history = list(state.history)
+        self.root_state = state.clone()
         self.set_root(state)
         return True
 
-    def raw(self) -> dict:
-        """Copies of the used part of the arrays, for :func:`~boardlab.agents.search_tree.export_tree`."""
+    def snapshot(self) -> SearchSnapshot:
+        """Copies of the used part of the arrays; a node's state label is the root's move
+        string followed by the moves into it (Connect Four's notation is its move list)."""
         used = int(self.used[0])
         a = self.a
-        return {
-            "parent": a["parent"][:used].copy(),
-            "visits": a["visits"][:used].copy(),
-            "wins": a["wins"][:used].copy(),
-            "total": a["total"][:used].copy(),
-            "player": a["player"][:used].copy(),
-            "created": a["created"][:used].copy(),
-            "move_codes": a["action"][:used].astype(np.int64),
-            "move_table": self.table,
-        }
+        visits = a["visits"][:used].copy()
+        player = a["player"][:used].copy()
+        # the kernel marks a decided node by its term column; the protocol's code for it is TERMINAL
+        player[a["term"][:used] != NOT_TERMINAL] = TERMINAL
+        root = self.root_state
+        path_ok = root.start is None and self.cols <= 9
+        return SearchSnapshot(
+            root=root.clone(),
+            parent=a["parent"][:used].astype(np.int64),
+            actions=a["action"][:used].astype(np.int64),
+            visits=visits,
+            wins=a["wins"][:used].copy(),
+            mean=np.divide(a["total"][:used], visits, out=np.zeros(used), where=visits > 0),
+            player=player,
+            created=a["created"][:used].copy(),
+            move_table=self.table,
+            path_separator="" if path_ok else None,
+            root_notation=root.notation(),
+            engine=self.engine,
+        )

@@ -41,12 +41,17 @@ class PerfectAgent(Agent):
         #: (score, optimal columns) of the last position it played in
         self.last_choice: tuple[int, list[int]] | None = None
 
+    @classmethod
+    def plays(cls, game: Game) -> str | None:
+        if game.name != "connect4" or (game.params["rows"], game.params["cols"], game.params["k"]) != (HEIGHT, WIDTH, 4):
+            return (f"agent 'perfect' plays standard Connect Four only (connect4 with 7 columns, 6 rows, k=4), "
+                    f"not {game.spec()}")
+        return None
+
     def reset(self, game: Game, player: int, seed: int | None = None) -> None:
-        if getattr(game, "name", None) != "connect4" or (game.rows, game.cols, game.k) != (HEIGHT, WIDTH, 4):
-            raise SpecError(
-                f"agent 'perfect' plays standard Connect Four only (connect4 with 7 columns, 6 rows, k=4), "
-                f"not {getattr(game, 'spec', lambda: game)()}"
-            )
+        problem = self.plays(game)
+        if problem:
+            raise SpecError(problem)
         super().reset(game, player, seed)
 
     @property

@@ -1,4 +1,4 @@
-"""No Thanks! agents: the imitation study's expert and the network trained to imitate it."""
+"""The network trained to imitate the No Thanks! expert, as an agent (imports torch)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from boardlab.core.errors import BoardlabError
 from boardlab.core.game import State
 from boardlab.core.params import Option
 from boardlab.games.nothanks import PASS, TAKE
-from boardlab.games.nothanks_expert import expert_value
 from boardlab.nn.nothanks_net import NoThanksNet, load_checkpoint
 
 #: the committed model (see docs/nothanks.md for the command that made it)
@@ -31,36 +30,6 @@ def load_model(path: str | Path) -> NoThanksNet:
     return _MODELS[key]
 
 
-def _check_game(state: State) -> None:
-    if state.game.name != "nothanks":
-        raise BoardlabError(f"this agent plays nothanks, not {state.game.name}")
-
-
-class NoThanksExpertAgent(Agent):
-    """PASS when the study's expert value is above 0.5, else TAKE (forced TAKE without chips).
-
-    ``read=flipped`` reads the expert's scale the other way round (1 = TAKE),
-    the reading under which most of its rules make sense to a player (see
-    :mod:`boardlab.games.nothanks_expert`); it is not the study's expert and
-    serves only to show how much the direction of the scale matters.
-    """
-
-    name = "nothanks-expert"
-    summary = "the No Thanks! imitation study's rule-based expert, rules as written"
-    games = ("nothanks",)
-    options = {"read": Option("read", str, "as-written", "as-written (1 = PASS, the study) or flipped (1 = TAKE)",
-                              lambda v: None if v in ("as-written", "flipped") else "must be as-written or flipped")}
-
-    def step(self, state: State) -> int:
-        _check_game(state)
-        if PASS not in state.legal_actions():
-            return TAKE
-        says_pass = expert_value(state) > 0.5  # type: ignore[arg-type]
-        if self.config["read"] == "flipped":
-            says_pass = expert_value(state) < 0.5  # type: ignore[arg-type]
-        return PASS if says_pass else TAKE
-
-
 class NoThanksNetAgent(Agent):
     """PASS when the network's predicted expert value is above 0.5, else TAKE."""
 
@@ -74,7 +43,6 @@ class NoThanksNetAgent(Agent):
         self.model = load_model(self.config["path"] or DEFAULT_MODEL)
 
     def step(self, state: State) -> int:
-        _check_game(state)
         if PASS not in state.legal_actions():
             return TAKE
         return PASS if self.model.value(state) > 0.5 else TAKE  # type: ignore[arg-type]

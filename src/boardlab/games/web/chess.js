@@ -1,0 +1,77 @@
+// Chess's board for the browser (declared in Chess.game_type.renderer).
+// view.board: {fen, turn, last_move: {uci, san}, check}; legal moves carry their "uci" squares.
+// Black's player sees the board from Black's side (opts.viewer === 1).
+const GLYPHS = { K: "♚", Q: "♛", R: "♜", B: "♝", N: "♞", P: "♟", k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
+const FILES = "abcdefgh";
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function fenSquares(fen) {
+  const out = []; // out[rank 7..0][file 0..7]
+  for (const row of fen.split(" ")[0].split("/")) {
+    const line = [];
+    for (const ch of row) {
+      if (/\d/.test(ch)) for (let k = 0; k < Number(ch); k++) line.push(null);
+      else line.push(ch);
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+export default function render(container, view, opts) {
+  const b = view.board;
+  const squares = fenSquares(b.fen);
+  const flipped = opts.viewer === 1;
+  const board = el("div", "chess-board");
+  if (flipped) board.classList.add("flipped");
+  const moves = (view.legal || []).map((m) => ({ ...m, uci: m.uci || m.label }));
+  let selected = null;
+  const cells = new Map();
+  const lastMove = b.last_move ? b.last_move.uci : null;
+  const refresh = () => {
+    for (const [name, cell] of cells) {
+      cell.classList.toggle("selected", name === selected);
+      const target = selected && moves.some((m) => m.uci.startsWith(selected) && m.uci.slice(2, 4) === name);
+      cell.classList.toggle("target", !!target);
+    }
+  };
+  for (let row = 0; row < 8; row++) {
+    for (let col = 0; col < 8; col++) {
+      const r = flipped ? 7 - row : row, f = flipped ? 7 - col : col;
+      const name = FILES[f] + String(8 - r);
+      const cell = el("div", `chess-sq ${(r + f) % 2 ? "dark" : "light"}`);
+      cell.dataset.square = name;
+      if (lastMove && (lastMove.slice(0, 2) === name || lastMove.slice(2, 4) === name)) cell.classList.add("last");
+      const piece = squares[r][f];
+      if (piece) {
+        const glyph = el("span", `piece ${piece === piece.toUpperCase() ? "white" : "black"}`, GLYPHS[piece]);
+        glyph.dataset.piece = piece;
+        cell.appendChild(glyph);
+      }
+      if (opts.onAction) {
+        cell.addEventListener("click", () => {
+          if (selected) {
+            const options = moves.filter((m) => m.uci.slice(0, 2) === selected && m.uci.slice(2, 4) === name);
+            if (options.length) {
+              // a promotion by clicking is a queen (type the move in the terminal for another piece)
+              const pick = options.find((m) => m.uci.length === 4 || m.uci.endsWith("q")) || options[0];
+              opts.onAction(pick.action);
+              return;
+            }
+          }
+          selected = moves.some((m) => m.uci.slice(0, 2) === name) ? name : null;
+          refresh();
+        });
+      }
+      cells.set(name, cell);
+      board.appendChild(cell);
+    }
+  }
+  container.appendChild(board);
+}
