@@ -344,6 +344,12 @@ class State:
         by default the returns."""
         return [float(r) for r in self.returns()]
 
+    def legal_actions_mask(self) -> np.ndarray:
+        """The legal actions as booleans over ``range(game.num_distinct_actions())`` (for networks)."""
+        mask = np.zeros(self.game.num_distinct_actions(), dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
     def string_to_action(self, text: str) -> int:
         """Parse a move as a person would type it; the inverse of :meth:`action_to_string`."""
         text = text.strip()

@@ -56,7 +56,8 @@ class PluginGroup:
     def __init__(self, kind: str, group: str) -> None:
         self.kind = kind
         self.group = group
-        self._targets: dict[str, str] | None = None
+        self._targets: dict[str, str] | None = None  # entry points, then run-time additions
+        self._added: dict[str, str] = {}
         self._loaded: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -65,8 +66,14 @@ class PluginGroup:
             with self._lock:
                 if self._targets is None:
                     found = {ep.name: ep.value for ep in entry_points(group=self.group)}
-                    self._targets = dict(sorted(found.items()))
+                    self._targets = dict(sorted({**found, **self._added}.items()))
         return self._targets
+
+    def reload(self) -> None:
+        """Read the entry points again (a package installed, or put on ``sys.path``, since)."""
+        with self._lock:
+            self._targets = None
+            self._loaded.clear()
 
     def register(self, name: str, target: str) -> None:
         """Add (or replace) ``name`` -> ``"package.module:object"`` for this process."""
@@ -75,22 +82,26 @@ class PluginGroup:
         entries = self._entries()
         with self._lock:
             entries[name] = target
+            self._added[name] = target
             self._loaded.pop(name, None)
 
     @contextlib.contextmanager
     def registered(self, name: str, target: str) -> Iterator[None]:
         """Register ``name`` for the duration of a ``with`` block (tests), then restore what was there."""
-        entries = self._entries()
-        before = entries.get(name)
+        before = self._entries().get(name)
+        before_added = self._added.get(name)
         self.register(name, target)
         try:
             yield
         finally:
             with self._lock:
-                if before is None:
-                    entries.pop(name, None)
-                else:
-                    entries[name] = before
+                for table, old in ((self._targets, before), (self._added, before_added)):
+                    if table is None:
+                        continue
+                    if old is None:
+                        table.pop(name, None)
+                    else:
+                        table[name] = old
                 self._loaded.pop(name, None)
 
     def names(self) -> list[str]:

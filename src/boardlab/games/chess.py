@@ -10,7 +10,9 @@ with no claim needed:
   (``Board.is_seventyfive_moves``; checkmate on that ply still counts);
 * fivefold repetition (``Board.is_fivefold_repetition``);
 * ``max_moves`` plies played from the start position (a boardlab limit that
-  keeps random playouts short).
+  keeps random playouts short), counted by the move numbers of the position
+  (FEN's fullmove number and side to move), so that a position read from its
+  FEN knows how long its game has lasted.
 
 Action encoding (fixed, :data:`NUM_ACTIONS` = 4240 actions)::
 
@@ -136,7 +138,7 @@ class Chess(Game):
         return ChessState(self, seed, self._start.copy(), None)
 
     def state_from_fen(self, fen: str) -> "ChessState":
-        """A position of its own (no history) from FEN; ``max_moves`` counts from it."""
+        """A position of its own (no history) from FEN; its move number counts towards ``max_moves``."""
         problem = _valid_fen(fen)
         if problem:
             raise BoardlabError(f"FEN {fen!r} {problem}")
@@ -153,6 +155,11 @@ class Chess(Game):
         return "chess_material"
 
 
+def _plies(board: chess.Board, start: chess.Board) -> int:
+    """Plies played from ``start`` to ``board``, by their move numbers."""
+    return 2 * (board.fullmove_number - start.fullmove_number) + (board.turn == chess.BLACK) - (start.turn == chess.BLACK)
+
+
 @functools.lru_cache(maxsize=65536)
 def _player_of_fen(fen: str, start_fen: str, max_moves: int) -> int:
     """Whose turn it is in ``fen`` (TERMINAL when the game is over there), for a game from ``start_fen``."""
@@ -160,8 +167,7 @@ def _player_of_fen(fen: str, start_fen: str, max_moves: int) -> int:
         board = chess.Board(fen)
     except ValueError as exc:
         raise BoardlabError(f"{fen!r} is not a FEN chess position ({exc})") from None
-    start = chess.Board(start_fen)
-    plies = 2 * (board.fullmove_number - start.fullmove_number) + (board.turn == chess.BLACK) - (start.turn == chess.BLACK)
+    plies = _plies(board, chess.Board(start_fen))
     if (
         not any(board.generate_legal_moves())
         or board.is_insufficient_material()
@@ -207,7 +213,7 @@ class ChessState(State):
                 end = "seventy-five-move rule"
             elif board.halfmove_clock >= 16 and board.is_fivefold_repetition():
                 end = "fivefold repetition"
-            elif len(self.history) >= self.game.max_moves:
+            elif _plies(board, self.game._start) >= self.game.max_moves:
                 end = "maximum length"
             else:
                 end = ""

@@ -87,6 +87,14 @@ class Mancala(Game):
     def num_distinct_actions(self) -> int:
         return self.pits
 
+    def max_game_length(self) -> int:
+        """A bound the rules guarantee (random games last 30-80 moves). Stores never lose seeds,
+        so at most S moves (S seeds in all) add to a store; every other move sows its seeds
+        closer to the mover's store, lowering the seeds' summed distance to their side's store
+        (at most S * pits), which a store move can raise by at most S * pits again."""
+        total = self.total_seeds()
+        return total + total * self.pits * (total + 1)
+
     def total_seeds(self) -> int:
         return 2 * self.pits * self.seeds
 

@@ -1,0 +1,70 @@
+"""Tic-tac-toe as a boardlab plug-in: the smallest complete game (see docs/adding-a-game.md).
+
+Register it with one entry point in your package's pyproject.toml::
+
+    [project.entry-points."boardlab.games"]
+    tictactoe = "tictactoe:TicTacToe"
+
+and it plays in the browser (as text with a button per move), in duels and
+tournaments, under MCTS, and its search trees open in the viewer.
+"""
+
+from boardlab.core.game import TERMINAL, Game, GameType, State
+
+LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+
+class TicTacToe(Game):
+    game_type = GameType("tictactoe", "Tic-tac-toe", player_names=("X", "O"), player_colors=("#1f4fa3", "#d62728"))
+
+    def num_distinct_actions(self) -> int:
+        return 9  # the cells, 0 top left to 8 bottom right
+
+    def max_game_length(self) -> int:
+        return 9
+
+    def new_initial_state(self, seed=None) -> "TicTacToeState":
+        return TicTacToeState(self, seed)
+
+
+class TicTacToeState(State):
+    def __init__(self, game, seed=None):
+        self.game, self.seed, self.history = game, seed, []
+        self.cells = [-1] * 9
+
+    def winner(self) -> int:
+        for a, b, c in LINES:
+            if self.cells[a] >= 0 and self.cells[a] == self.cells[b] == self.cells[c]:
+                return self.cells[a]
+        return -1
+
+    def is_terminal(self) -> bool:
+        return self.winner() >= 0 or len(self.history) == 9
+
+    def current_player(self) -> int:
+        return TERMINAL if self.is_terminal() else len(self.history) % 2
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.is_terminal() else [i for i in range(9) if self.cells[i] < 0]
+
+    def apply_action(self, action: int) -> None:
+        if action not in self.legal_actions():
+            raise self._illegal(action)
+        self.cells[action] = self.current_player()
+        self.history.append(action)
+
+    def clone(self) -> "TicTacToeState":
+        other = TicTacToeState(self.game, self.seed)
+        other.history, other.cells = list(self.history), list(self.cells)
+        return other
+
+    def returns(self) -> list[float]:
+        w = self.winner()
+        return [0.0, 0.0] if w < 0 else [1.0 if p == w else -1.0 for p in (0, 1)]
+
+    def action_to_string(self, action: int) -> str:
+        return "abc"[action % 3] + str(3 - action // 3)  # a3 top left, c1 bottom right
+
+    def __str__(self) -> str:
+        rows = ["".join(".XO"[v + 1] for v in self.cells[r * 3: r * 3 + 3]) for r in range(3)]
+        return "\n".join(rows)

@@ -1,0 +1,51 @@
+"""One conformance suite for every registered game, in the spirit of Pgx's ``api_test``.
+
+``check_game(spec)`` runs every check on one game and raises
+:class:`ConformanceError` naming the game, the check and the position that
+broke it. A new game gets all of it by registering: the test suite runs it over
+every game in the ``boardlab.games`` entry points (tests/test_conformance.py),
+and a plug-in's own tests can call it too::
+
+    from boardlab.conformance import check_game
+    check_game("tictactoe")
+
+The checks, one module each:
+
+* :mod:`~boardlab.conformance.rules`: the declaration, then random legal play
+  under hypothesis (legal actions, chance outcomes, returns and scores, clone
+  independence, JSON and notation round trips, legal-action masks, illegal
+  actions refused without damage);
+* :mod:`~boardlab.conformance.views`: what each seat sees never changes when
+  the hidden part is redrawn, and a redraw depends only on what the seat saw;
+* :mod:`~boardlab.conformance.end_to_end`: MCTS, a duel or tournament, the web
+  API and a search tree saved and reopened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from boardlab.conformance.end_to_end import check_arena, check_search_and_trees, check_web
+from boardlab.conformance.failures import ConformanceError
+from boardlab.conformance.rules import check_declaration, check_random_play
+from boardlab.conformance.views import check_views
+from boardlab.core.registry import make
+
+__all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views",
+           "check_search_and_trees", "check_arena", "check_web"]
+
+
+def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None, web: bool = True) -> None:
+    """Run every check on the game ``spec``; ``scratch`` is a folder for the files the checks write."""
+    import tempfile
+
+    game = make(spec)
+    check_declaration(game)
+    check_random_play(game, examples)
+    check_views(game, max(3, examples // 3))
+    with tempfile.TemporaryDirectory() as own:
+        folder = Path(scratch) if scratch is not None else Path(own)
+        check_search_and_trees(game, folder)
+        check_arena(game, folder)
+        if web:
+            check_web(game, folder)

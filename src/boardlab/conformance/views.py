@@ -1,0 +1,69 @@
+"""Per-seat views: nothing a seat may not see leaks into what it is shown, and
+determinisation (``state.resample``) draws only from what that seat has seen."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from boardlab.conformance.failures import expect
+from boardlab.conformance.playing import random_move, sampled_states
+from boardlab.core.game import Game, State
+
+#: moves played on from a state to compare what two of its redraws lead to
+FUTURE_MOVES = 12
+
+
+def future(state: State, seed: int, moves: int = FUTURE_MOVES) -> list[str]:
+    """The public views along ``moves`` random moves from a copy of ``state``: two states whose
+    hidden parts differ show it here (the next cards turned, the dice...)."""
+    state = state.clone()
+    rng = np.random.default_rng(seed)
+    seen = [json.dumps(state.observation(None), sort_keys=True)]
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        state.apply_action(random_move(state, rng))
+        seen.append(json.dumps(state.observation(None), sort_keys=True))
+    return seen
+
+
+def check_views(game: Game, games: int = 8, per_game: int = 6) -> None:
+    """For every seat at states along random games: a redraw of the hidden part keeps the seat's
+    observation and information state; a redraw depends only on them; and (in a game with hidden
+    information) redraws do differ from the truth somewhere."""
+    differs = False
+    for seed in range(games):
+        for state in sampled_states(game, 1000 + seed, per_game):
+            for seat in range(game.num_players()):
+                differs |= check_seat(state, seat)
+    if game.has_hidden_information:
+        expect(differs, game, "resample", "no redraw ever differed from the true state: is anything hidden at all?")
+
+
+def check_seat(state: State, seat: int) -> bool:
+    """Checks for one seat; True when some redraw's future differs from the truth's."""
+    seen, known = state.observation(seat), state.information_state_string(seat)
+    before = state.to_json()
+    differs = False
+    for k in range(3):
+        draw = state.resample(seat, np.random.default_rng(k))
+        expect(draw is not state, state, "resample", "resample() must return a new state")
+        expect(draw.observation(seat) == seen, state, "observation",
+               f"seat {seat} sees something else after its hidden part is redrawn: the observation shows hidden information")
+        expect(draw.information_state_string(seat) == known, state, "information state",
+               f"seat {seat}'s information state changes when the hidden part is redrawn")
+        expect(draw.current_player() == state.current_player() and draw.history == state.history,
+               state, "resample", "a redraw must keep the player to move and the history")
+        if state.current_player() == seat:
+            expect(sorted(draw.legal_actions()) == sorted(state.legal_actions()), state, "resample",
+                   f"seat {seat}, to move, has other legal actions after a redraw")
+        differs |= future(draw, k) != future(state, k)
+    expect(state.to_json() == before, state, "resample", "resample() changed the state it was asked about")
+    # the same redraw from another state this seat cannot tell apart: only what the seat saw may matter
+    other = state.resample(seat, np.random.default_rng(99))
+    for k in (5, 6):
+        expect(future(state.resample(seat, np.random.default_rng(k)), k) == future(other.resample(seat, np.random.default_rng(k)), k),
+               state, "resample", f"a redraw for seat {seat} depends on more than what the seat has seen")
+    return differs
