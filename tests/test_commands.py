@@ -97,6 +97,26 @@ def listing(kind: str) -> list[dict]:
     return json.loads(result.stdout)
 
 
+def test_recipes_are_imported_only_when_used():
+    """'boardlab --help' and 'boardlab train --list' start fast: no recipe module, no torch."""
+    import subprocess
+    import sys
+
+    code = textwrap.dedent("""
+        import sys
+        from typer.testing import CliRunner
+        from boardlab.cli import app
+        def loaded():
+            return sorted(m for m in sys.modules if m == "torch" or m in ("boardlab.cli.nothanks", "boardlab.cli.c4_qlearning"))
+        assert CliRunner().invoke(app, ["--help"]).exit_code == 0
+        print(loaded())
+        assert CliRunner().invoke(app, ["train", "--list"]).exit_code == 0
+        print(loaded())
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == ["[]", "['boardlab.cli.c4_qlearning', 'boardlab.cli.nothanks']"]
+
+
 def test_the_built_in_recipes_and_experiments_are_entry_points():
     assert RECIPES <= set(plugins.recipes.names())
     assert EXPERIMENTS <= set(plugins.experiments.names())
@@ -303,3 +323,14 @@ def test_grading_set_experiment_writes_a_set_that_names_its_command(tmp_path: Pa
     assert "--pair 'random vs random'" in summary["command"]
     result = runner.invoke(app, ["experiment", "c4-grading-set", "--out", str(out), "--pair", "random"])
     assert result.exit_code == 2 and "'A vs B'" in result.stderr
+
+
+@pytest.mark.parametrize("module, new", [("boardlab.solvers.book", "boardlab train c4-book"),
+                                         ("boardlab.experiments.connect4_grading", "boardlab experiment c4-grading-set")])
+def test_old_module_command_lines_point_to_the_new_commands(module, new, tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", module, "--out", str(tmp_path / "x")], capture_output=True, text=True)
+    assert done.returncode != 0 and new in done.stderr and done.stdout == ""
+    assert not (tmp_path / "x").exists()

@@ -9,6 +9,7 @@ from typing import Any, Callable, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from boardlab.core.errors import BoardlabError
@@ -51,7 +52,7 @@ def command(*args: Any, group: typer.Typer | None = None, **kwargs: Any) -> Call
 
 def fail(exc: BaseException) -> NoReturn:
     """Print ``error: ...`` (one line, on stderr) and exit with status 2."""
-    err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True)
     raise typer.Exit(2) from None
 
 
