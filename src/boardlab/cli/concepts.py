@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from rich.markup import escape
 
 from boardlab.cli import plugin
 from boardlab.cli.app import app, command, console, print_json
@@ -29,7 +30,7 @@ def _print_listing(group: plugins.PluginGroup, json_out: bool) -> None:
         print_json(rows)
         return
     for row in rows:
-        console.print(f"[bold]{row['name']}[/]" + (f" ({row['game']})" if row["game"] else ""), soft_wrap=True)
+        console.print(f"[bold]{escape(row['name'])}[/]" + (f" ({row['game']})" if row["game"] else ""), soft_wrap=True)
         if row["summary"] is None:
             console.print(f"    does not load: {row['error']}", markup=False, soft_wrap=True)
             continue
