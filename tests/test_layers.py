@@ -30,3 +30,38 @@ def test_no_layer_imports_a_higher_one():
                 if LAYERS.index(other) > LAYERS.index(layer):
                     problems.append(f"{path.relative_to(PACKAGE)} imports boardlab.{other}")
     assert not problems, "\n".join(problems)
+
+
+def imported_modules(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_only_the_cli_holds_command_lines():
+    """Library layers hold no command lines: argparse, click and typer belong to boardlab.cli."""
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if (PACKAGE / "cli") in path.parents:
+            continue
+        for name in imported_modules(path):
+            if name.split(".")[0] in ("argparse", "click", "typer"):
+                problems.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_cli_names_no_game():
+    """Game-specific work lives in the library; the command line imports no game module."""
+    problems = []
+    for path in sorted((PACKAGE / "cli").rglob("*.py")):
+        for name in imported_modules(path):
+            if name == "boardlab.games" or name.startswith("boardlab.games."):
+                problems.append(f"{path.relative_to(PACKAGE)} imports {name}")
+        text = path.read_text(encoding="utf-8")
+        if ".name == \"" in text or ".name == '" in text:
+            problems.append(f"{path.relative_to(PACKAGE)} compares a name")
+    assert not problems, "\n".join(problems)

@@ -111,32 +111,47 @@ def test_train_then_evaluate_on_the_command_line(tmp_path):
     result = runner.invoke(app, ["train", "nothanks-imitation", "--states", "120", "--epochs", "15", "--seed", "2",
                                  "--out", str(out), "--json"])
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)
     assert summary["split"] == {"fit": 86, "validation": 10, "test": 24}
     assert out.is_file() and (tmp_path / "m" / "net.config.json").is_file()
     metrics = json.loads((tmp_path / "m" / "net.metrics.json").read_text())
     assert len(metrics["history"]["train_loss"]) == metrics["epochs_run"] <= 15
     assert json.loads((tmp_path / "m" / "net.config.json").read_text())["states"] == 120
+    written = sorted(p.name for p in out.parent.iterdir())
 
+    # boardlab evaluate finds the recipe from the file, and writes nothing beside the model
     result = runner.invoke(app, ["evaluate", str(out), "--states", "50", "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert sum(map(sum, report["confusion"])) == 50 and 0 <= report["agreement"] <= 1
-    assert report["curve"].endswith("net.curve.png")
-    assert (tmp_path / "m" / "net.curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert report["plot"] is None
+    assert sorted(p.name for p in out.parent.iterdir()) == written
+
+    # the learning curve only where --plot says
+    curve = tmp_path / "plots" / "curve.png"
+    result = runner.invoke(app, ["evaluate", str(out), "--states", "20", "--plot", str(curve), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["plot"] == str(curve)
+    assert curve.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in out.parent.iterdir()) == written
 
     text = runner.invoke(app, ["evaluate", str(out), "--states", "30"])
     assert text.exit_code == 0 and "agreement" in text.output and "expert \\ net" in text.output
+    (tmp_path / "m" / "net.metrics.json").unlink()
+    result = runner.invoke(app, ["evaluate", str(out), "--states", "20", "--plot", str(curve)])
+    assert result.exit_code == 2 and "net.metrics.json" in result.stderr
 
 
 def test_cli_refuses_unknown_names_and_bad_files(tmp_path):
     result = runner.invoke(app, ["train", "chess-imitation"])
-    assert result.exit_code == 2 and "unknown trainer 'chess-imitation'" in result.output
-    assert "nothanks-imitation" in result.output
+    assert result.exit_code == 2 and "unknown recipe 'chess-imitation'" in result.stderr
+    assert "nothanks-imitation" in result.stderr
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"junk")
     result = runner.invoke(app, ["evaluate", str(bad)])
     assert result.exit_code == 2 and "bad.pt" in result.output and "Traceback" not in result.output
+    result = runner.invoke(app, ["evaluate", str(bad), "--recipe", "nothanks-imitation"])
+    assert result.exit_code == 2 and "bad.pt" in result.stderr and "not a readable PyTorch checkpoint" in result.stderr
     result = runner.invoke(app, ["experiment", "nothanks-imitation", "--part", "everything"])
     assert result.exit_code == 2 and "--part" in result.output
 

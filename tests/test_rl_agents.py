@@ -1,4 +1,4 @@
-"""The qnet agent, the study's rankings and the ``boardlab rl`` commands."""
+"""The qnet agent, the study's rankings and the c4-qlearning recipe and experiments on the command line."""
 
 from __future__ import annotations
 
@@ -117,29 +117,41 @@ def test_cli_train_resume_runs_and_rank(tmp_path: Path) -> None:
     config = tmp_path / "cli.json"
     config.write_text(json.dumps(TINY))
     runs = str(tmp_path / "runs")
-    out = runner.invoke(app, ["rl", "train", str(config), "--runs-dir", runs, "--stop-after", "5", "--json"])
+    train = ["train", "c4-qlearning"]
+    out = runner.invoke(app, [*train, str(config), "--runs-dir", runs, "--stop-after", "5", "--json"])
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout.strip().splitlines()[-1])["games_played"] == 5
-    out = runner.invoke(app, ["rl", "train", "--resume", "cli-1", "--runs-dir", runs, "--json"])
-    assert json.loads(out.stdout.strip().splitlines()[-1]) ["games_played"] == 10
-    runner.invoke(app, ["rl", "train", str(config), "--runs-dir", runs, "--json"])
-    listed = json.loads(runner.invoke(app, ["rl", "runs", "--runs-dir", runs, "--json"]).stdout)
+    assert json.loads(out.stdout)["games_played"] == 5
+    out = runner.invoke(app, [*train, "--resume", "cli-1", "--runs-dir", runs, "--json"])
+    assert json.loads(out.stdout)["games_played"] == 10
+    runner.invoke(app, [*train, str(config), "--runs-dir", runs, "--json"])
+    listed = json.loads(runner.invoke(app, [*train, "--list-runs", "--runs-dir", runs, "--json"]).stdout)
     assert [(r["run"], r["games_played"], r["agent"]) for r in listed] == [("cli-1", 10, "qnet:run=cli-1"), ("cli-2", 10, "qnet:run=cli-2")]
-    out = runner.invoke(app, ["rl", "rank", "with-random", "cli-1", "cli-2", "--games", "20", "--runs-dir", runs, "--json"])
+    model = tmp_path / "cli.pt"
+    out = runner.invoke(app, [*train, "--export", "cli-1", "--out", str(model), "--snapshot", "5", "--runs-dir", runs, "--json"])
+    assert json.loads(out.stdout) == {"run": "cli-1", "games_played": 5, "out": str(model), "bytes": model.stat().st_size}
+    out = runner.invoke(app, ["experiment", "c4-ranking", "with-random", "cli-1", "cli-2", "--games", "20", "--runs-dir", runs, "--json"])
     doc = json.loads(out.stdout)
     assert doc["kind"] == "with-random" and doc["ranking"][0]["config"] == "cli"
-    out = runner.invoke(app, ["rl", "rank", "all-play-all", "cli-1", "cli-2", "--runs-dir", runs])
-    assert out.exit_code == 2 and "two configurations" in out.output
+    out = runner.invoke(app, ["experiment", "c4-ranking", "all-play-all", "cli-1", "cli-2", "--runs-dir", runs])
+    assert out.exit_code == 2 and "two configurations" in out.stderr
+    out = runner.invoke(app, ["experiment", "c4-curves", "cli-1", "--games", "4", "--runs-dir", runs, "--json"])
+    assert [p["games_played"] for p in json.loads(out.stdout)["cli-1"]] == [5, 10]
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     runner = CliRunner()
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**TINY, "gamma": 0.9}))
-    out = runner.invoke(app, ["rl", "train", str(bad), "--runs-dir", str(tmp_path / "runs")])
-    assert out.exit_code == 2 and "unknown key 'gamma'" in out.output and "bad.json" in out.output
-    out = runner.invoke(app, ["rl", "train", "--resume", "nope-1", "--runs-dir", str(tmp_path / "runs")])
-    assert out.exit_code == 2 and "no run 'nope-1'" in out.output
+    runs = str(tmp_path / "runs")
+    out = runner.invoke(app, ["train", "c4-qlearning", str(bad), "--runs-dir", runs])
+    assert out.exit_code == 2 and "unknown key 'gamma'" in out.stderr and "bad.json" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    out = runner.invoke(app, ["train", "c4-qlearning", "--resume", "nope-1", "--runs-dir", runs])
+    assert out.exit_code == 2 and "no run 'nope-1'" in out.stderr and "--list-runs" in out.stderr
+    out = runner.invoke(app, ["train", "c4-qlearning", str(bad), "--resume", "nope-1"])
+    assert out.exit_code == 2 and "not CONFIG and --resume" in out.stderr
+    out = runner.invoke(app, ["train", "c4-qlearning", "--export", "nope-1"])
+    assert out.exit_code == 2 and "--out FILE" in out.stderr
 
 
 def test_short_training_beats_random_more_often() -> None:

@@ -270,34 +270,45 @@ def test_book_layers_of_two_halves_add_up(tmp_path):
     assert old.complete_ply == 0 and old.best(Position.from_moves("")) == (1, [3])
 
 
-def test_book_command_explains_bad_input(tmp_path, capsys):
-    from boardlab.solvers.book import main
+def book_command(*args: str):
+    from typer.testing import CliRunner
 
+    from boardlab.cli import app
+
+    return CliRunner().invoke(app, ["train", "c4-book", *args])
+
+
+def test_book_command_explains_bad_input(tmp_path):
     with pytest.raises(SpecError, match="odd"):
         Solver(tt_size=1 << 20)
 
-    assert main(["--root", "44x", "--out", str(tmp_path / "b.npz")]) == 2
-    assert "44x" in capsys.readouterr().err
+    result = book_command("--root", "44x", "--out", str(tmp_path / "b.npz"))
+    assert result.exit_code == 2 and "44x" in result.stderr and result.stdout == ""
     (tmp_path / "bad.npz").write_bytes(b"junk")
-    assert main(["--merge", str(tmp_path / "bad.npz"), "--out", str(tmp_path / "b.npz")]) == 2
-    assert "bad.npz" in capsys.readouterr().err
+    result = book_command("--merge", str(tmp_path / "bad.npz"), "--out", str(tmp_path / "b.npz"))
+    assert result.exit_code == 2 and "bad.npz" in result.stderr
+    result = book_command("--check", "1", "--out", str(tmp_path / "missing.npz"))
+    assert result.exit_code == 2 and "missing.npz" in result.stderr
+    result = book_command("--seat", "third")
+    assert result.exit_code == 2 and "--seat" in result.stderr
 
 
-def test_book_command_streams_json_and_merges(tmp_path, capsys):
+def test_book_command_streams_json_and_merges(tmp_path):
     import json
 
-    from boardlab.solvers.book import main
-
     out = tmp_path / "b.npz"
-    assert main(["--root", "4444443332222", "--seat", "first", "--max-ply", "15", "--out", str(out),
-                 "--tt-size", str((1 << 17) + 29), "--json"]) == 0
-    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    result = book_command("--root", "4444443332222", "--seat", "first", "--max-ply", "15", "--out", str(out),
+                          "--tt-size", str((1 << 17) + 29), "--json")
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in result.stdout.splitlines()]
     assert {e["event"] for e in events} == {"position", "layer"}
     solved = [e for e in events if e["event"] == "position"]
     assert solved[0]["ply"] == 13 and set(solved[0]) == {"event", "ply", "number", "of", "score", "columns", "seconds"}
     assert events[-1] == {**events[-1], "event": "layer", "ply": 15, "book": len(OpeningBook.load(out))}
-    assert main(["--merge", str(out), str(out), "--out", str(tmp_path / "m.npz"), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {
+    # the old spelling: --merge then the books
+    result = book_command("--merge", str(out), str(out), "--out", str(tmp_path / "m.npz"), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
         "positions": len(OpeningBook.load(out)), "complete_ply": -1, "out": str(tmp_path / "m.npz"),
     }
 
@@ -342,16 +353,26 @@ def test_shipped_book_agrees_with_a_search_without_it():
     assert len(rows) == 3 and all(row["agrees"] for row in rows), rows
 
 
-def test_book_check_reports_a_wrong_entry(tmp_path, capsys):
-    from boardlab.solvers.book import main
+def test_book_check_reports_a_wrong_entry(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from boardlab.cli import app
 
     book = OpeningBook()
     pos = Position.from_moves("4444443332222")
     best, columns = Solver(tt_size=(1 << 17) + 29).best_moves(pos)
     book.add(pos, best + 1, columns)  # one point off
     book.save(tmp_path / "b.npz")
-    assert main(["--check", "1", "--out", str(tmp_path / "b.npz"), "--tt-size", str((1 << 17) + 29)]) == 1
-    assert "DIFFERENT" in capsys.readouterr().out
+    tt = str((1 << 17) + 29)
+    result = book_command("--check", "1", "--out", str(tmp_path / "b.npz"), "--tt-size", tt)
+    assert result.exit_code == 1 and "DIFFERENT" in result.stdout
+    # boardlab evaluate knows the file for a book and runs the same check
+    result = CliRunner().invoke(app, ["evaluate", str(tmp_path / "b.npz"), "--entries", "1", "--tt-size", tt, "--json"])
+    assert result.exit_code == 1
+    row = json.loads(result.stdout)
+    assert row["agrees"] is False and row["score"] == best + 1 and row["searched_score"] == best
 
 
 def test_shipped_book_answers_every_line_of_a_perfect_player_to_ply_6():

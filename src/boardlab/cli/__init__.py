@@ -1,12 +1,18 @@
-"""The ``boardlab`` command. Each module of this package adds one group of commands."""
+"""The ``boardlab`` command. Each module of this package adds one group of commands.
+
+``train``, ``experiment`` and ``evaluate`` (:mod:`boardlab.cli.concepts`) find their
+recipes and experiments through entry points; the modules that define boardlab's own
+(:mod:`~boardlab.cli.nothanks`, :mod:`~boardlab.cli.c4_qlearning`, :mod:`~boardlab.cli.c4_book`,
+:mod:`~boardlab.cli.c4_grading`) are imported only when one of them is used.
+"""
 
 from boardlab.cli import catalogue, duel, play, serve, tour  # noqa: F401  (registers commands)
 from boardlab.cli import search  # noqa: F401  (registers commands)
 from boardlab.cli import tree  # noqa: F401  (boardlab tree ...)
 from boardlab.cli import tournament  # noqa: F401
-from boardlab.cli import nothanks  # noqa: F401  (train, evaluate, experiment)
+from boardlab.cli import concepts  # noqa: F401  (train, experiment, evaluate)
 from boardlab.cli import solve  # noqa: F401  (registers commands)
-from boardlab.cli import rl  # noqa: F401  (boardlab rl ...)
+from boardlab.cli import rl  # noqa: F401  (boardlab rl ...: deprecated spellings)
 from boardlab.cli.app import app
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from boardlab.core.errors import BoardlabError
 
@@ -41,12 +43,31 @@ def command(*args: Any, group: typer.Typer | None = None, **kwargs: Any) -> Call
             try:
                 return func(*a, **kw)
             except BoardlabError as exc:
-                err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
-                raise typer.Exit(2) from None
+                fail(exc)
 
         return (group or app).command(*args, **kwargs)(wrapper)
 
     return decorate
+
+
+def fail(exc: BaseException) -> NoReturn:
+    """Print ``error: ...`` (one line, on stderr) and exit with status 2."""
+    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True)
+    raise typer.Exit(2) from None
+
+
+def deprecated(old: str, new: str) -> None:
+    """One line on stderr (never stdout, so --json output stays one document) naming the new spelling."""
+    sys.stderr.write(f"warning: '{old}' is deprecated and will be removed in the next release; use '{new}'\n")
+    sys.stderr.flush()
+
+
+def progress_bar(label: str, transient: bool = True) -> Progress:
+    """A progress bar on stderr; hidden when stderr is not a terminal."""
+    return Progress(
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[note]}"), TimeElapsedColumn(),
+        TimeRemainingColumn(), console=err_console, transient=transient, disable=not err_console.is_terminal,
+    )
 
 
 def command_group(name: str, help: str) -> typer.Typer:

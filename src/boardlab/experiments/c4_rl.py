@@ -25,7 +25,7 @@ from boardlab.agents.base import Agent
 
 from boardlab.core.errors import BoardlabError
 from boardlab.nn.c4_qnet import greedy_actions, q_function
-from boardlab.nn.qlearning import Learner, QConfig, Run, find_run, load_config, load_qnet
+from boardlab.nn.qlearning import Learner, QConfig, Run, find_run, is_run, load_config, load_qnet, read_checkpoint
 
 QValues = Callable[[np.ndarray], np.ndarray]
 
@@ -253,3 +253,47 @@ def optimal_percent(agent: TrainedAgent, positions: Sequence) -> float:
         raise BoardlabError(f"{agent.name}: grading sets are for the standard 6x7 board, four in a row")
     result = grade(_GreedyPlayer(agent), make("connect4"), positions)
     return 100.0 * result.optimal / result.positions
+
+
+def evaluate_q_model(
+    path: str | Path, games: int = 200, seed: int = 0, positions: Sequence | None = None, curve: bool = False,
+) -> dict[str, Any]:
+    """A trained Q-network (a run folder, a checkpoint, a snapshot or a model file) against random.
+
+    Plays ``games`` games as first and as second player against the uniformly random
+    player and, with ``positions`` (a grading set), gives the share of optimal moves.
+    With ``curve`` (run folders only) every snapshot is evaluated the same way
+    (:func:`learning_curve`). Returns ``model``, ``run`` (or None), ``board {rows, cols,
+    k}``, ``games_played``, ``games``, ``seed``, ``seats [{seat, games, wins, draws,
+    losses, win_percent}]``, ``optimal_percent`` (or None) and ``curve`` (or None).
+    """
+    if games < 1:
+        raise BoardlabError(f"--games must be at least 1, not {games}")
+    path = Path(path)
+    run = Run(path) if path.is_dir() and is_run(path) else None
+    if path.is_dir() and run is None:
+        raise BoardlabError(f"{path}: a folder, but not a training run (it has no config.json)")
+    if curve and run is None:
+        raise BoardlabError(f"{path}: a learning curve needs a run folder (its snapshots), not one file")
+    if run is not None:
+        agent = TrainedAgent.from_run(run)
+        played = run.games_played()
+    else:
+        agent = TrainedAgent.from_checkpoint(path, path.name, path.stem)
+        played = int(read_checkpoint(path).get("games_played", 0))
+    game = agent.cfg.game()
+    seats = []
+    for seat in (0, 1):
+        result = play_vs_random(agent.q, game, games, seat, seed * 2 + 1 + seat)
+        seats.append({"seat": seat, **result, "win_percent": 100.0 * result["wins"] / games})
+    return {
+        "model": str(path),
+        "run": run.name if run is not None else None,
+        "board": {"rows": agent.cfg.rows, "cols": agent.cfg.cols, "k": agent.cfg.needed_to_win},
+        "games_played": played,
+        "games": games,
+        "seed": seed,
+        "seats": seats,
+        "optimal_percent": optimal_percent(agent, positions) if positions is not None else None,
+        "curve": learning_curve(run, games, seed, positions) if curve else None,
+    }

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from boardlab.core.errors import BoardlabError
 from boardlab.core.records import write_atomic
 from boardlab.experiments.c4_rl import TrainedAgent, all_play_all, with_random
 import torch
@@ -150,6 +151,8 @@ def run_stages(
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Train and rank every stage; results go to ``out/results.json`` (re-running resumes)."""
+    if games < 8:
+        raise BoardlabError(f"games must be at least 8 (stage 1 ranks snapshots at games/8), not {games}")
     base = json.loads(json.dumps(base or STUDY_BASE))
     base["games_to_play"] = games
     base["saving_rate"] = max(1, games // 8)
@@ -271,3 +274,11 @@ def plot_stage_one(results: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
+
+
+def write_reports(out: Path, results: dict[str, Any]) -> dict[str, str]:
+    """Write ``out/tables.md`` (the stage tables) and ``out/stage_one.png``; returns the tables and both paths."""
+    tables = tables_markdown(results)
+    write_atomic(out / "tables.md", tables)
+    plot_stage_one(results, out / "stage_one.png")
+    return {"tables": tables, "tables_file": str(out / "tables.md"), "plot": str(out / "stage_one.png")}

@@ -8,13 +8,12 @@ middle 15-28, end > 28). The solver then scores every move of each position.
 
 Regenerate the shipped set (a few minutes of CPU)::
 
-    python -m boardlab.experiments.connect4_grading --out src/boardlab/data/connect4_grading.txt
+    boardlab experiment c4-grading-set --per-phase 80 --games-per-pair 8 --out src/boardlab/data/connect4_grading.txt
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
+import shlex
 import time
 from pathlib import Path
 from typing import Callable, Sequence
@@ -23,6 +22,7 @@ import numpy as np
 
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
+from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
 from boardlab.solvers.book import default_book
@@ -70,6 +70,16 @@ def sample_positions(
     return chosen
 
 
+def regenerate_command(out: Path, pairs: Sequence[tuple[str, str]], games_per_pair: int, per_phase: int, seed: int) -> str:
+    """The ``boardlab experiment c4-grading-set`` line that writes the same set again (recorded in its header)."""
+    words = ["boardlab", "experiment", "c4-grading-set", "--games-per-pair", str(games_per_pair),
+             "--per-phase", str(per_phase), "--seed", str(seed)]
+    if tuple(map(tuple, pairs)) != DEFAULT_PAIRS:
+        for a, b in pairs:
+            words += ["--pair", f"{a} vs {b}"]
+    return shlex.join([*words, "--out", str(out)])
+
+
 def build_grading_set(
     out: Path,
     pairs: Sequence[tuple[str, str]] = DEFAULT_PAIRS,
@@ -78,6 +88,11 @@ def build_grading_set(
     seed: int = 7,
     report: Callable[[str], None] = print,
 ) -> list[GradedPosition]:
+    """Sample, label and write a grading set to ``out``; ``report`` receives progress lines."""
+    if games_per_pair < 1 or per_phase < 1:
+        raise BoardlabError(f"games per pair and positions per phase must be positive, not {games_per_pair} and {per_phase}")
+    if not pairs:
+        raise BoardlabError("the grading set needs at least one pair of agents")
     moves_list = sample_positions(pairs, games_per_pair, per_phase, seed)
     report(f"sampled {len(moves_list)} positions; labelling")
     solver = Solver(book=default_book())
@@ -93,27 +108,12 @@ def build_grading_set(
         ", ".join(f"{a} vs {b}" for a, b in pairs),
         f"({games_per_pair} games per pair, seed {seed}), up to {per_phase} per phase",
         "(opening <= 14 stones, middle 15-28, end > 28), every move scored by boardlab's solver.",
-        "Regenerate: python -m boardlab.experiments.connect4_grading --out src/boardlab/data/connect4_grading.txt",
+        "Regenerate: " + regenerate_command(out, pairs, games_per_pair, per_phase, seed),
     ]
     write_grading_set(Path(out), labelled, header)
     return labelled
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m boardlab.experiments.connect4_grading", description="Build the Connect Four grading set."
-    )
-    parser.add_argument("--out", type=Path, default=Path("src/boardlab/data") / GRADING_SET_NAME)
-    parser.add_argument("--games-per-pair", type=int, default=4)
-    parser.add_argument("--per-phase", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args(argv)
-    build_grading_set(
-        args.out, games_per_pair=args.games_per_pair, per_phase=args.per_phase, seed=args.seed,
-        report=lambda line: print(line, flush=True),
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the command line moved to boardlab.cli; say where rather than do nothing
+    raise SystemExit("'python -m boardlab.experiments.connect4_grading' has no command line any more: "
+                     "use 'boardlab experiment c4-grading-set' (same options)")

@@ -27,7 +27,7 @@ from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
-from boardlab.nn.nothanks_net import TrainConfig, train
+from boardlab.nn.nothanks_net import TrainConfig, evaluate_model, load_checkpoint, sidecar, train
 
 
 def mean_spread(values: Sequence[float]) -> dict[str, float]:
@@ -237,3 +237,33 @@ def agreement_in_play(agents: Sequence[str], games: int, seed: int, model: str |
         seating = seating_for(index)
         play_game(game, [players[a] for a in seating], seed=derive_seed(seed, "nothanks-table", index), on_move=on_move)
     return {**counts, "agreement": counts["agree"] / counts["decisions"] if counts["decisions"] else math.nan}
+
+
+def evaluate_model_file(model: str | Path, states: int = 1000, seed: int = 2026, plot: str | Path | None = None) -> dict[str, Any]:
+    """A trained model's agreement with the expert, MSE and confusion on ``states`` fresh states.
+
+    The states come from ``derive_seed(seed, "nothanks-imitation-eval")``, a stream apart
+    from any training data, with the generator and player count the model was trained on.
+    With ``plot`` the learning curve is drawn from ``NAME.metrics.json`` beside the model
+    into that file; nothing is written otherwise.
+    """
+    from boardlab.games.nothanks_expert import generate_states
+
+    if states < 1:
+        raise BoardlabError(f"--states must be positive, not {states}")
+    model = Path(model)
+    net, config, _ = load_checkpoint(model)
+    metrics = None
+    if plot is not None:  # read before the long part, so that a missing file fails at once
+        metrics_file = sidecar(model, "metrics.json")
+        if not metrics_file.is_file():
+            raise BoardlabError(f"{model}: no {metrics_file.name} beside it, so no learning curve to plot")
+        try:
+            metrics = json.loads(metrics_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise FormatError(f"{metrics_file}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    held_out = generate_states(states, derive_seed(seed, "nothanks-imitation-eval"), config.players, config.generator)
+    report = evaluate_model(net, held_out)
+    written = str(plot_learning_curve(metrics, plot)) if metrics is not None else None
+    return {"model": str(model), "states": states, "seed": seed,
+            **{k: report[k] for k in ("agreement", "mse", "confusion")}, "plot": written}

@@ -33,6 +33,7 @@ A checkpoint is ``torch.save`` of a plain dict ``{"format", "config",
 from __future__ import annotations
 
 import io
+import json
 import math
 import warnings
 from dataclasses import asdict, dataclass, fields
@@ -313,3 +314,36 @@ def load_checkpoint(path: str | Path) -> tuple[NoThanksNet, TrainConfig, dict[st
         raise FormatError(f"{path}: damaged No Thanks! checkpoint ({first[:200]})") from None
     model.eval()
     return model, config, dict(payload.get("metrics", {}))
+
+
+def sidecar(model: str | Path, kind: str) -> Path:
+    """``models/nothanks.pt`` -> ``models/nothanks.<kind>`` (``config.json``, ``metrics.json``)."""
+    model = Path(model)
+    return model.with_name(model.stem + "." + kind)
+
+
+def save_model_files(path: str | Path, result: TrainResult) -> dict[str, Path]:
+    """Write a trained model and its two sidecars: ``NAME.pt``, ``NAME.config.json`` (the
+    :class:`TrainConfig`) and ``NAME.metrics.json`` (the full metrics with the learning history)."""
+    import json
+
+    path = Path(path)
+    save_checkpoint(path, result.model, result.config, result.metrics)
+    files = {"model": path, "config": sidecar(path, "config.json"), "metrics": sidecar(path, "metrics.json")}
+    write_atomic(files["config"], json.dumps(asdict(result.config), indent=1) + "\n")
+    write_atomic(files["metrics"], json.dumps(result.metrics, indent=1) + "\n")
+    return files
+
+
+def is_checkpoint(path: str | Path) -> bool:
+    """Whether ``path`` is a file written by :func:`save_checkpoint` (read with ``weights_only=True``)."""
+    path = Path(path)
+    if not path.is_file():
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception:  # noqa: BLE001  torch raises many kinds for files that are not its own; none is ours
+        return False
+    return isinstance(payload, dict) and payload.get("format") == CHECKPOINT_FORMAT

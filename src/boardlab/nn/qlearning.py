@@ -529,8 +529,52 @@ def find_run(name: str, runs_dir: Path) -> Run:
     if not path.is_dir():
         path = runs_dir / name
     if not path.is_dir():
-        raise BoardlabError(f"no run {name!r} in {runs_dir} (see 'boardlab rl runs')")
+        raise BoardlabError(f"no run {name!r} in {runs_dir} (see 'boardlab train c4-qlearning --list-runs')")
     return Run(path)
+
+
+def is_run(path: str | Path) -> bool:
+    """Whether ``path`` is a run folder (it holds the run's ``config.json``)."""
+    return (Path(path) / "config.json").is_file()
+
+
+def is_qlearning_model(path: str | Path) -> bool:
+    """Whether ``path`` is a run folder, a checkpoint, a snapshot or a model file of this trainer."""
+    path = Path(path)
+    if path.is_dir():
+        return is_run(path)
+    try:
+        read_checkpoint(path)
+    except BoardlabError:
+        return False
+    return True
+
+
+def export_run(run: Run, out: Path, snapshot: int | None = None) -> dict[str, Any]:
+    """Write ``run``'s latest checkpoint (or its snapshot at ``snapshot`` games) as a model file."""
+    source = run.checkpoint
+    if snapshot is not None:
+        snaps = dict(run.snapshots())
+        if snapshot not in snaps:
+            raise BoardlabError(f"run {run.name} has no snapshot at {snapshot} games (it has: {', '.join(map(str, snaps)) or 'none'})")
+        source = snaps[snapshot]
+    learner = Learner.load(source)
+    export_model(learner, Path(out))
+    return {"run": run.name, "games_played": learner.games_played, "out": str(out), "bytes": Path(out).stat().st_size}
+
+
+def run_summaries(runs_dir: Path) -> list[dict[str, Any]]:
+    """One row per run: ``run``, ``config``, ``games_played``, ``games_to_play`` (None when its config
+    does not load) and ``agent``, the spec that plays it."""
+    rows = []
+    for run in list_runs(runs_dir):
+        try:
+            total: int | None = load_config(run.config_file).games_to_play
+        except BoardlabError:
+            total = None
+        rows.append({"run": run.name, "config": run.config_name, "games_played": run.games_played(),
+                     "games_to_play": total, "agent": f"qnet:run={run.name}"})
+    return rows
 
 
 def list_runs(runs_dir: Path) -> list[Run]:

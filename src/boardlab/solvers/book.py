@@ -22,7 +22,7 @@ lookups once the first player's two-stone layer exists): build them in two
 processes side by side, each reading the other's file as it grows. The shipped
 book (each command resumes where it stopped; about 4 CPU-hours in all)::
 
-    B="python -m boardlab.solvers.book"
+    B="boardlab train c4-book"
     $B --seat first --max-ply 8 --out first.npz --partner second.npz &
     $B --seat second --max-ply 3 --out second.npz --partner first.npz
     $B --seat first --root 4 --max-ply 9 --out second.npz --partner first.npz
@@ -30,7 +30,7 @@ book (each command resumes where it stopped; about 4 CPU-hours in all)::
     wait
     $B --merge first.npz second.npz --out src/boardlab/data/connect4_book.npz
     $B --seat both --max-ply 5 --out src/boardlab/data/connect4_book.npz  # records the complete plies
-    $B --check 5 --out src/boardlab/data/connect4_book.npz  # re-solve 5 entries without the book
+    boardlab evaluate src/boardlab/data/connect4_book.npz --entries 5  # re-solve 5 entries without the book
 
 (``--seat first --root R``: the perfect player is to move at R, so these are its
 lines as second player after the opening R.) docs/benchmarks/solver.md has the
@@ -39,10 +39,7 @@ times and what the book covers.
 
 from __future__ import annotations
 
-import argparse
 import io
-import json
-import sys
 import time
 from importlib import resources
 from pathlib import Path
@@ -164,6 +161,21 @@ class OpeningBook:
     @classmethod
     def load(cls, path: Path) -> "OpeningBook":
         return cls.from_bytes(Path(path).read_bytes(), str(path))
+
+
+def is_book(path: str | Path) -> bool:
+    """Whether ``path`` is an opening-book file: a NumPy ``.npz`` holding ``keys``, ``scores`` and ``best``."""
+    path = Path(path)
+    if not path.is_file():
+        return False
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):  # not a NumPy file at all
+        return False
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        return False
+    with data:
+        return {"keys", "scores", "best"} <= set(data.files)
 
 
 _DEFAULT: OpeningBook | None = None
@@ -353,71 +365,5 @@ def describe(event: dict) -> str:
     return f"warning: {event['message']}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m boardlab.solvers.book",
-        description="Build (or resume) the Connect Four opening book of the perfect agent, or merge books.",
-    )
-    parser.add_argument("--max-ply", type=int, default=6, help="deepest position (stones on the board) to store")
-    parser.add_argument("--seat", choices=SEATS, default="both",
-                        help="whose lines to build: the perfect player's moving first (even plies), second (odd), or both")
-    parser.add_argument("--root", default="", metavar="MOVES",
-                        help="build the lines from this position (Pons moves, e.g. 4453) instead of the empty board")
-    parser.add_argument("--out", type=Path, default=Path("src/boardlab/data") / BOOK_NAME, help="book file (.npz)")
-    parser.add_argument("--partner", type=Path, metavar="BOOK",
-                        help="the book another process builds at the same time (the other seat): "
-                             "its scores are read in as they come and used by the search")
-    parser.add_argument("--merge", type=Path, nargs="+", metavar="BOOK",
-                        help="instead of building: merge these books into --out")
-    parser.add_argument("--check", type=int, metavar="N",
-                        help="instead of building: re-solve N entries of --out without the book and compare")
-    parser.add_argument("--check-min-stones", type=int, metavar="S",
-                        help="with --check: draw among entries of at least S stones (default: the deepest ply; "
-                             "early plies take minutes each)")
-    parser.add_argument("--tt-size", type=int, default=16777259,
-                        help="transposition-table entries (odd, above 2**17; 5 bytes each); "
-                             "the default is the first prime above 2**24")
-    parser.add_argument("--json", action="store_true",
-                        help="one JSON object per line: {event: position, ply, number, of, score, columns, seconds} "
-                             "per solved position, {event: layer, ply, positions, solved, seconds, book} per finished "
-                             "ply, {event: stopped, book, path}, {event: warning, message}; with --merge one object "
-                             "{positions, complete_ply, out}; with --check one object per entry "
-                             "{key, stones, score, columns, searched_score, searched_columns, agrees, seconds}")
-    args = parser.parse_args(argv)
-
-    def emit(event: dict) -> None:
-        print(json.dumps(event) if args.json else describe(event), flush=True)
-
-    try:
-        if args.merge:
-            book = merge_books(args.merge, args.out)
-            if args.json:
-                print(json.dumps({"positions": len(book), "complete_ply": book.complete_ply, "out": str(args.out)}))
-            else:
-                print(f"{len(book)} positions, complete to ply {book.complete_ply}, written to {args.out}")
-            return 0
-        if args.check is not None:
-            book = OpeningBook.load(args.out)
-            rows = check_book(book, args.check, args.check_min_stones, solver=Solver(tt_size=args.tt_size))
-            if not rows:
-                raise BoardlabError(f"{args.out}: no entries to check (of at least {args.check_min_stones} stones)")
-            for row in rows:
-                print(json.dumps(row) if args.json else
-                      f"{Position.from_key(row['key']).moves:2d} stones: book {row['score']:+d} "
-                      f"{''.join(map(str, row['columns']))}, search {row['searched_score']:+d} "
-                      f"{''.join(map(str, row['searched_columns']))} ({row['seconds']:.2f} s) "
-                      f"{'ok' if row['agrees'] else 'DIFFERENT'}", flush=True)
-            return 0 if all(row["agrees"] for row in rows) else 1
-        build_book(args.max_ply, args.out, Solver(tt_size=args.tt_size),
-                   report=emit, seat=args.seat, root=args.root,
-                   partner=args.partner)
-    except (BoardlabError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the command line moved to boardlab.cli; say where rather than do nothing
+    raise SystemExit("'python -m boardlab.solvers.book' has no command line any more: use 'boardlab train c4-book' (same options)")

@@ -17,11 +17,10 @@ follow Pons' convention (see :mod:`boardlab.solvers.connect4`).
 
 The shipped set ``boardlab/data/connect4_grading.txt`` is regenerated with::
 
-    python -m boardlab.experiments.connect4_grading --out src/boardlab/data/connect4_grading.txt
+    boardlab experiment c4-grading-set --per-phase 80 --games-per-pair 8 --out src/boardlab/data/connect4_grading.txt
 
 which plays games between different agents, samples positions from them and
-labels every move with the solver (``python -m boardlab.experiments.connect4_grading``,
-see that module).
+labels every move with the solver (:mod:`boardlab.experiments.connect4_grading`).
 """
 
 from __future__ import annotations

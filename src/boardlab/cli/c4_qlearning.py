@@ -1,0 +1,284 @@
+"""Connect Four self-play Q-learning (the study's method) as a recipe and three experiments.
+
+``boardlab train c4-qlearning`` (start, resume, list and export runs), ``boardlab
+evaluate RUN-or-MODEL``, ``boardlab experiment c4-stages | c4-ranking | c4-curves``.
+The work is in :mod:`boardlab.nn.qlearning`, :mod:`boardlab.experiments.c4_rl` and
+:mod:`boardlab.experiments.c4_stages`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, List, Optional
+
+import typer
+from rich.table import Table
+
+from boardlab.cli.app import JSON_HELP, console, err_console, print_json, progress_bar
+from boardlab.cli.plugin import Experiment, Recipe
+from boardlab.core.errors import BoardlabError
+
+RUNS_HELP = "Folder holding the runs (<config>-<n>/)."
+POSITIONS_HELP = "Grading set (boardlab grade's format): also give each agent's % of optimal moves."
+
+RunsDir = Annotated[Path, typer.Option("--runs-dir", help=RUNS_HELP)]
+Positions = Annotated[Optional[Path], typer.Option("--positions", help=POSITIONS_HELP, show_default=False)]
+
+
+def _positions(path: Optional[Path]):
+    if path is None:
+        return None
+    from boardlab.solvers.grading import load_grading_set
+
+    return load_grading_set(path)
+
+
+def _print_runs(rows: list[dict], runs_dir: Path) -> None:
+    if not rows:
+        console.print(f"no runs in {runs_dir}")
+        return
+    table = Table("run", "config", "games", "agent")
+    for row in rows:
+        table.add_row(row["run"], row["config"], f"{row['games_played']}/{row['games_to_play']}", row["agent"])
+    console.print(table)
+
+
+def train(
+    config: Annotated[Optional[Path], typer.Argument(metavar="CONFIG", help="JSON config with the study's keys (see docs/c4-rl.md): starts a new run.", show_default=False)] = None,
+    resume: Annotated[Optional[str], typer.Option("--resume", "-r", help="Carry on the run of this name (or path) from its last checkpoint.", show_default=False)] = None,
+    runs_dir: RunsDir = Path("runs"),
+    stop_after: Annotated[Optional[int], typer.Option("--stop-after", help="Stop (with a checkpoint) once this many games are played in all.", show_default=False)] = None,
+    list_runs: Annotated[bool, typer.Option("--list-runs", help="List the runs in --runs-dir and the agent spec that plays each; train nothing.")] = False,
+    export: Annotated[Optional[str], typer.Option("--export", help="Write the network of the run of this name (or path) as a model file for [b]qnet:path=FILE[/] (--out); train nothing.", show_default=False)] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="With --export: the model file to write (config and weights, no optimizer or random states).", show_default=False)] = None,
+    snapshot: Annotated[Optional[int], typer.Option("--snapshot", help="With --export: the snapshot at this many games instead of the latest checkpoint.", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json",
+        help=JSON_HELP + " Training: {run, path, games_played, games_to_play, checkpoint}. --list-runs: a list of "
+        "{run, config, games_played, games_to_play, agent}. --export: {run, games_played, out, bytes}.",
+    )] = False,
+) -> None:
+    """Train a Connect Four Q-network by self-play: [b]CONFIG[/] starts run [b]<config>-<n>[/] (checkpoints every saving_rate games), [b]--resume RUN[/] carries one on bit for bit."""
+    from boardlab.nn.qlearning import export_run, find_run, load_config, new_run, run_summaries, train_run
+
+    modes = [name for name, given in (("CONFIG", config is not None), ("--resume", resume is not None),
+                                      ("--list-runs", list_runs), ("--export", export is not None)) if given]
+    if len(modes) != 1:
+        raise BoardlabError("give one of CONFIG (a new run), --resume RUN, --list-runs or --export RUN"
+                            + (f", not {' and '.join(modes)}" if modes else ""))
+    if (out is not None or snapshot is not None) and export is None:
+        raise BoardlabError("--out and --snapshot go with --export RUN")
+    if list_runs:
+        rows = run_summaries(runs_dir)
+        if json_out:
+            print_json(rows)
+        else:
+            _print_runs(rows, runs_dir)
+        return
+    if export is not None:
+        if out is None:
+            raise BoardlabError("--export RUN needs --out FILE, the model file to write")
+        result = export_run(find_run(export, runs_dir), out, snapshot)
+        if json_out:
+            print_json(result)
+        else:
+            console.print(f"{result['run']} after {result['games_played']} games -> {out} ({result['bytes']} bytes)")
+        return
+    if resume is not None:
+        run = find_run(resume, runs_dir)
+        cfg = load_config(run.config_file)
+    else:
+        run, cfg = new_run(config, runs_dir)
+    if not json_out:
+        err_console.print(f"run {run.name} in {run.path.parent}")
+    goal = cfg.games_to_play if stop_after is None else min(stop_after, cfg.games_to_play)
+    with progress_bar(run.name, transient=False) as progress:
+        task = progress.add_task(run.name, total=goal, note="")
+        try:
+            learner = train_run(run, stop_after=stop_after, on_game=lambda lrn: progress.update(task, completed=lrn.games_played))
+        except KeyboardInterrupt:
+            err_console.print(f"stopped; 'boardlab train c4-qlearning --resume {run.name}' continues from the last checkpoint")
+            raise typer.Exit(130) from None
+    result = {"run": run.name, "path": str(run.path), "games_played": learner.games_played,
+              "games_to_play": cfg.games_to_play, "checkpoint": str(run.checkpoint)}
+    if json_out:
+        print_json(result)
+    else:
+        console.print(f"{run.name}: {learner.games_played}/{cfg.games_to_play} games, checkpoint {run.checkpoint}")
+
+
+def evaluate(
+    model: Annotated[Path, typer.Argument(metavar="MODEL", help="A run folder (its latest checkpoint), a checkpoint, a snapshot or an exported model file.", show_default=False)],
+    games: Annotated[int, typer.Option("--games", "-n", help="Games against random as first player, and again as second.")] = 200,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the random player's moves.")] = 0,
+    positions: Positions = None,
+    plot: Annotated[Optional[Path], typer.Option(
+        "--plot", help="Run folders: also evaluate every snapshot and draw the learning curve to this PNG. Default: no plot, no file written.",
+        show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json",
+        help=JSON_HELP + " Keys: model, run (or null), board {rows, cols, k}, games_played, games, seed, seats [{seat, games, wins, "
+        "draws, losses, win_percent}], optimal_percent (or null), curve ([{games_played, first, second, optimal}] with --plot, "
+        "else null), plot (the PNG written, or null).",
+    )] = False,
+) -> None:
+    """Win percentage of the greedy Q-player against random in each seat, and its share of optimal moves with --positions."""
+    from boardlab.experiments.c4_rl import evaluate_q_model, plot_curves
+
+    result = evaluate_q_model(model, games, seed, _positions(positions), curve=plot is not None)
+    result["plot"] = None
+    if plot is not None:
+        plot_curves({result["run"]: result["curve"]}, plot, f"win rate against random ({games} games per seat)")
+        result["plot"] = str(plot)
+    if json_out:
+        print_json(result)
+        return
+    board = result["board"]
+    console.print(f"{model}: {result['games_played']} training games, {board['rows']}x{board['cols']} board, k={board['k']}")
+    table = Table("seat", "games", "wins", "draws", "losses", "won %")
+    for seat in result["seats"]:
+        table.add_row("first" if seat["seat"] == 0 else "second", str(seat["games"]), str(seat["wins"]), str(seat["draws"]),
+                      str(seat["losses"]), f"{seat['win_percent']:.1f}")
+    console.print(table)
+    if result["optimal_percent"] is not None:
+        console.print(f"optimal moves: {result['optimal_percent']:.1f} % of {positions}")
+    if result["plot"]:
+        console.print(f"learning curve ({len(result['curve'])} snapshots): {result['plot']}")
+
+
+def _recognises(path: Path) -> bool:
+    from boardlab.nn.qlearning import is_qlearning_model
+
+    return is_qlearning_model(path)
+
+
+recipe = Recipe(
+    train=train,
+    summary="Connect Four Q-network learned by self-play Q-learning with Boltzmann exploration (the study's method)",
+    game="connect4",
+    makes="run folder RUNS/<config>-<n>/ (config.json, checkpoint.pt, snapshots/); --export writes a model file (agent qnet:path=FILE)",
+    evaluate=evaluate,
+    recognises=_recognises,
+)
+
+
+# --- experiments -----------------------------------------------------------------------------
+
+
+def stages(
+    out: Annotated[Path, typer.Option("--out", help="Folder for runs/, results.json, tables.md and stage_one.png; re-running resumes.")] = Path("runs/c4-stages"),
+    games: Annotated[int, typer.Option("--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2).")] = 1000,
+    agents: Annotated[int, typer.Option("--agents", help="Agents (seeds) trained per configuration (the study: 5).")] = 2,
+    eval_games: Annotated[int, typer.Option("--eval-games", help="Games against random per agent and seat (the study: 1000).")] = 200,
+    workers: Annotated[int, typer.Option("--workers", help="Training processes.")] = 1,
+    stages: Annotated[int, typer.Option("--stages", min=1, max=6, help="Run stages 1..STAGES.")] = 6,
+    positions: Positions = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, base, stages [{stage, all_play_all, with_random, score, chosen}], final_config.")] = False,
+) -> None:
+    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards)."""
+    from boardlab.experiments.c4_stages import run_stages, write_reports
+
+    results = run_stages(out, games=games, agents=agents, eval_games=eval_games, workers=workers, stages=stages,
+                         positions=_positions(positions), log=lambda line: err_console.print(line))
+    reports = write_reports(out, results)
+    if json_out:
+        print_json(results)
+    else:
+        console.print(reports["tables"])
+
+
+RANK_JSON = (" Keys: kind, games, ranking [{config, mean, max, min, optimal_mean, optimal_max, optimal_min, agents [{run, "
+             "win_percent, games, by_seat, optimal_percent}]}]; percentages of games won (optimal_*: % optimal moves, with --positions).")
+
+ranking = typer.Typer(
+    name="c4-ranking", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode="rich",
+    help="Rank trained runs as in the study's tables (win percentages per configuration): all-play-all or with-random.",
+)
+
+
+def _print_ranking(title: str, rows: list[dict]) -> None:
+    graded = any("optimal_mean" in row for row in rows)
+    table = Table("configuration", "mean", "max", "min", "agents", *(["optimal moves (mean)"] if graded else []), title=title)
+    for row in rows:
+        extra = [f"{row['optimal_mean']:.1f}%"] if graded else []
+        table.add_row(row["config"], f"{row['mean']:.2f}%", f"{row['max']:.2f}%", f"{row['min']:.2f}%", str(len(row["agents"])), *extra)
+    console.print(table)
+
+
+@ranking.command("all-play-all")
+def rank_all_play_all(
+    runs: Annotated[List[str], typer.Argument(metavar="RUN...", help="Run names (or paths); a run's configuration is its name without -<n>.", show_default=False)],
+    runs_dir: RunsDir = Path("runs"),
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + RANK_JSON)] = False,
+) -> None:
+    """Every agent plays every agent of another configuration once in each seat."""
+    from boardlab.experiments.c4_rl import all_play_all, load_agents
+
+    result = all_play_all(load_agents(runs, runs_dir))
+    if json_out:
+        print_json({"kind": "all-play-all", "games": 1, "ranking": result})
+    else:
+        _print_ranking("all play all: games won", result)
+
+
+@ranking.command("with-random")
+def rank_with_random(
+    runs: Annotated[List[str], typer.Argument(metavar="RUN...", help="Run names (or paths).", show_default=False)],
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per agent as first player, and again as second.")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random player's moves.")] = 0,
+    positions: Positions = None,
+    runs_dir: RunsDir = Path("runs"),
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + RANK_JSON)] = False,
+) -> None:
+    """Every agent plays the random player GAMES times as first and GAMES times as second player."""
+    from boardlab.experiments.c4_rl import load_agents, with_random
+
+    result = with_random(load_agents(runs, runs_dir), games, seed, _positions(positions))
+    if json_out:
+        print_json({"kind": "with-random", "games": games, "ranking": result})
+    else:
+        _print_ranking(f"against random ({games} games per seat): games won", result)
+
+
+def curves(
+    runs: Annotated[List[str], typer.Argument(metavar="RUN...", help="Run names (or paths); every snapshot of each is evaluated.", show_default=False)],
+    games: Annotated[int, typer.Option("--games", "-n", help="Games against random per snapshot and seat.")] = 200,
+    plot: Annotated[Optional[Path], typer.Option("--plot", "--png", help="Also draw the curves to this PNG (default: no plot).", show_default=False)] = None,
+    positions: Positions = None,
+    runs_dir: RunsDir = Path("runs"),
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run -> [{games_played, first, second, optimal}] (% won against random; % optimal moves with --positions).")] = False,
+) -> None:
+    """Learning curves: win percentage against random at each snapshot, as first and as second player."""
+    from boardlab.experiments.c4_rl import learning_curve, plot_curves
+    from boardlab.nn.qlearning import find_run
+
+    graded = _positions(positions)
+    found = {name: learning_curve(find_run(name, runs_dir), games, positions=graded) for name in runs}
+    if plot is not None:
+        plot_curves(found, plot, f"win rate against random ({games} games per seat)")
+    if json_out:
+        print_json(found)
+        return
+    table = Table("run", "games played", "first %", "second %", "optimal moves %")
+    for name, points in found.items():
+        for p in points:
+            optimal = f"{p['optimal']:.1f}" if "optimal" in p else "-"
+            table.add_row(name, str(p["games_played"]), f"{p['first']:.1f}", f"{p['second']:.1f}", optimal)
+    console.print(table)
+
+
+stages_experiment = Experiment(
+    run=stages,
+    summary="the Q-learning study's six stages, scaled: train and rank configurations stage by stage",
+    game="connect4",
+)
+ranking_experiment = Experiment(
+    run=ranking,
+    summary="rank trained Q-learning runs as in the study's tables: all-play-all, or against random",
+    game="connect4",
+)
+curves_experiment = Experiment(
+    run=curves,
+    summary="learning curves of Q-learning runs: win rate against random at every snapshot",
+    game="connect4",
+)
