@@ -54,14 +54,48 @@ def test_only_the_cli_holds_command_lines():
     assert not problems, "\n".join(problems)
 
 
-def test_the_cli_names_no_game():
-    """Game-specific work lives in the library; the command line imports no game module."""
+GENERIC = ["agents", "arena", "web", "cli", "conformance"]
+
+
+def game_name_comparisons(tree: ast.AST, names: set[str]) -> list[int]:
+    """Lines where a registered game's name is compared with something (==, !=, in, not in)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for part in [node.left, *node.comparators]:
+                constants = [part] if isinstance(part, ast.Constant) else list(getattr(part, "elts", []))
+                if any(isinstance(c, ast.Constant) and c.value in names for c in constants):
+                    lines.append(node.lineno)
+    return lines
+
+
+def test_generic_code_names_no_game():
+    """agents, arena, web, cli and the conformance suite never import a game's module or compare
+    a game's name: games declare what they are and offer hooks (core.game)."""
+    from boardlab.core.registry import game_names
+
+    names = set(game_names())
     problems = []
-    for path in sorted((PACKAGE / "cli").rglob("*.py")):
-        for name in imported_modules(path):
-            if name == "boardlab.games" or name.startswith("boardlab.games."):
-                problems.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    for layer in GENERIC:
+        for path in sorted((PACKAGE / layer).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            tree = ast.parse(text)
+            for name in imported_modules(path):
+                if name.startswith("boardlab.games."):
+                    problems.append(f"{path.relative_to(PACKAGE)} imports {name}")
+            for line in game_name_comparisons(tree, names):
+                problems.append(f"{path.relative_to(PACKAGE)}:{line} compares a game's name")
+            if "game.name ==" in text or "game.name !=" in text:
+                problems.append(f"{path.relative_to(PACKAGE)} compares game.name")
+    for path in sorted((PACKAGE / "web" / "static").glob("*.js")):
         text = path.read_text(encoding="utf-8")
-        if ".name == \"" in text or ".name == '" in text:
-            problems.append(f"{path.relative_to(PACKAGE)} compares a name")
+        for name in names:
+            for quoted in (f'"{name}"', f"'{name}'", f"`{name}`"):
+                if quoted in text:
+                    problems.append(f"{path.relative_to(PACKAGE)} names the game {name}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_name_check_catches_a_comparison():
+    tree = ast.parse('if game.name == "chess" or kind in ("mancala", "x"):\n    pass\n')
+    assert game_name_comparisons(tree, {"chess", "mancala"}) == [1, 1]  # both comparisons of the line

@@ -1,4 +1,4 @@
-"""A greedy Connect Four player from a Q-network trained by self-play (``boardlab rl train``).
+"""A greedy Connect Four player from a Q-network trained by self-play (``boardlab train c4-qlearning``).
 
 ``qnet`` plays the committed default model (``boardlab/models/c4_qnet.pt``);
 ``qnet:run=stage_one-2`` the latest checkpoint of that run in the runs folder
@@ -21,10 +21,10 @@ DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "c4_qnet.pt"
 
 class QNetAgent(Agent):
     name = "qnet"
-    summary = "greedy on a Q-network learned by self-play Q-learning (boardlab rl train)"
+    summary = "greedy on a Q-network learned by self-play Q-learning (boardlab train c4-qlearning)"
     games = ("connect4",)
     options = {
-        "run": Option("run", str, "", "training run whose latest checkpoint to play (see 'boardlab rl runs')"),
+        "run": Option("run", str, "", "training run whose latest checkpoint to play (see 'boardlab train c4-qlearning --list-runs')"),
         "path": Option("path", str, "", "checkpoint or model file to play (default: the committed model)"),
         "runs_dir": Option("runs_dir", str, "runs", "folder holding the runs"),
     }
