@@ -9,8 +9,12 @@ the number of wrong scores (must be 0). Two modes:
 * ``batch``: all positions of the set parsed first, then searched in one
   compiled loop sharing the table (``Solver.solve_many``): the search alone.
 
-    PYTHONPATH=src python benchmarks/solver.py --data /work/shared/data/connect4 \
+    .venv/bin/python benchmarks/solver.py --data DIR \
         --sets Test_L3_R1 Test_L2_R1 Test_L2_R2 Test_L1_R1 --limit 1000
+
+``DIR`` holds Pascal Pons' benchmark sets (``Test_L3_R1`` ...: one position and
+its score per line, from his Connect Four solver tutorial; the study material
+ships them as ``data/connect4``).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def run_set(path: Path, limit: int, solver: Solver) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/data/connect4"))
+    parser.add_argument("--data", type=Path, required=True, help="folder of Pons' Test_L*_R* sets")
     parser.add_argument("--sets", nargs="+", default=["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1"])
     parser.add_argument("--limit", type=int, default=1000, help="first N lines of each set")
     parser.add_argument("--json", action="store_true", help="one JSON object per set")

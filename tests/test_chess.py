@@ -289,3 +289,26 @@ def test_uct_with_material_evaluation_finds_mate_in_one(index):
     assert after.end_reason() == "checkmate", f"{state.action_to_string(action)} does not mate in {MATE_IN_ONE[index]}"
     # and the position was not a trivial one: most moves do not mate
     assert len(state.legal_actions()) >= 5
+
+
+def test_mcts_judges_chess_by_material_by_default():
+    from boardlab.agents.registry import make_agent
+
+    state = make("chess").state_from_moves("e4 d5")  # exd5 wins a pawn
+    agent = make_agent("mcts:iterations=300,seed=1")
+    move = agent.step(state)
+    children = agent.last_search["children"]
+    assert sum(c["wins"] for c in children) > 0  # leaves are judged, so searches see wins
+    assert state.action_to_string(move) == "exd5"
+    tree = agent.last_tree().tree()
+    assert tree.meta["engine"] == "generic" and tree.state[0].startswith("[chess] ")
+    random_playouts = make_agent("mcts:iterations=30,seed=1,eval=none")
+    random_playouts.step(state)
+    assert random_playouts.last_search["simulations"] == 30
+
+
+def test_default_mcts_beats_random_at_chess():
+    from boardlab.arena.duel import duel
+
+    result = duel(make("chess"), "mcts:iterations=100", "random", 2, seed=0)
+    assert result.wins == 2

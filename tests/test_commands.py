@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from boardlab.agents.nothanks_agents import DEFAULT_MODEL as NOTHANKS_MODEL
+from boardlab.bots.nothanks_net import DEFAULT_MODEL as NOTHANKS_MODEL
 from boardlab.cli import app
 from boardlab.core import plugins
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from boardlab.arena.stats import wilson
 from boardlab.bots.nothanks_net import DEFAULT_MODEL
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
@@ -13,7 +14,7 @@ from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
 from boardlab.experiments.nothanks import (
-    agreement_in_play, four_player_table, mean_spread, seating_for, wilson_interval,
+    agreement_in_play, four_player_table, mean_spread, seating_for,
 )
 from boardlab.games.nothanks import PASS, TAKE
 from boardlab.games.nothanks_expert import expert_value, generate_states
@@ -66,9 +67,9 @@ def test_four_player_table_rotates_seats_and_counts_everything():
         assert 0 <= r["win_ci95"][0] <= r["win_rate"] <= r["win_ci95"][1] <= 1
     with pytest.raises(BoardlabError, match="4 agents"):
         four_player_table(["random"] * 3, games=1, seed=1)
-    low, high = wilson_interval(0.0, 2016)
+    low, high = wilson(0.0, 2016)
     assert low == 0.0 and 0.0015 < high < 0.002  # about 3/n, where rate ± 1.96 SE would give [0, 0]
-    assert wilson_interval(0.5, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+    assert wilson(50, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
     assert mean_spread([1.0, 3.0]) == {"mean": 2.0, "std": pytest.approx(2**0.5), "min": 1.0, "max": 3.0}
 
 

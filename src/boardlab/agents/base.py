@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 import numpy as np
 
 from boardlab.core.game import Game, State
-from boardlab.core.params import Option, resolve_options
+from boardlab.core.params import Option, format_spec, resolve_options
 from boardlab.core.rng import derive_seed
 
 if TYPE_CHECKING:
@@ -51,10 +51,7 @@ class Agent:
         self.last_search: dict[str, Any] = {}
 
     def make_spec(self) -> str:
-        changed = {k: v for k, v in self.config.items() if v != self.options[k].default}
-        if not changed:
-            return self.name
-        return self.name + ":" + ",".join(f"{k}={v}" for k, v in changed.items())
+        return format_spec(self.name, self.config, self.options)
 
     def reset(self, game: Game, player: int, seed: int | None = None) -> None:
         """Prepare for a new game in seat ``player``; reseed from ``seed`` when given.

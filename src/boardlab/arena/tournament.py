@@ -52,9 +52,6 @@ class TournamentConfig:
     def schedule(self) -> list[ScheduledGame]:
         return make_schedule(len(self.agents), self.players, self.games, self.format, self.seed)
 
-    def make_game(self) -> Game:
-        return make(self.game)
-
 
 def game_for_players(game_spec: str, players: int | None) -> Game:
     """The game for ``players`` players, checking the game's player range.

@@ -82,11 +82,7 @@ def replay(
             "agents_agree": agree,
         })
         return
-    state = make(rec.game, **rec.params).state_from_history([], rec.seed, rec.start)
-    for number, action in enumerate(rec.actions, start=1):
-        mover = state.current_player()
-        text = state.action_to_string(action)
-        state.apply_action(action)
+    for number, (mover, text) in enumerate(final.history_moves(), start=1):
         who = "chance" if mover < 0 else rec.agents[mover]
         console.print(f"{number:3d}. {who}: {text}")
     console.print(str(final), highlight=False)

@@ -20,7 +20,7 @@ def tour(seed: int = typer.Option(7, "--seed", help="Seed of the demo game and d
     final = record.replay()
     console.print(str(final), highlight=False)
     console.print(f"moves: {' '.join(record.moves)}")
-    console.print(f"The record (game, seed, agents, moves, returns) replays exactly: `boardlab replay` checks it.\n")
+    console.print("The record (game, seed, agents, moves, returns) replays exactly: `boardlab replay` checks it.\n")
     console.rule("2. a duel: 200 games, seats alternating")
     result = duel(game, "random", "random:seed=1", 200, seed)
     console.print(f"W D L = {result.wins} {result.draws} {result.losses}")

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from boardlab.cli.app import command, console, err_console, print_json
+from boardlab.arena.store import default_store_path
 from boardlab.core.errors import BoardlabError
 
 GAME_KEYS = "type ('game'), tournament, index, seed, seats, agents, returns, scores, seconds, done, total"

@@ -34,26 +34,36 @@ def _subtree_size(tree, index: int) -> int:
     return _subtree_end(np.asarray(tree.child_count, dtype=np.int64), index) - index
 
 
-@command("info", group=tree_app, help="Node count, depth and the root's children. JSON keys: file, format, nodes, depth, leaves, root_state, root_visits, children (move, visits, wins, mean_payout, subtree_nodes).")
+@command("info", group=tree_app, help="Node count, depth, the game the tree was searched in, nodes by player to move and the root's children. JSON keys: file, format, game (spec or null), nodes, depth, leaves, root_state (the root's position in the game's notation), root_visits, players ({label: nodes}), children (move, visits, wins, mean_payout, subtree_nodes).")
 def info(file: Path = typer.Argument(..., help="A .tree or .csv file."), json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     from boardlab.trees.io import load_tree, tree_format
 
+    from boardlab.trees.colors import Palette
+    from boardlab.trees.gamelabels import identify, node_notation
+
     tree = load_tree(file)
     depth = tree.depth()
+    game, why = identify(tree)
+    palette = Palette.for_game(game)
+    codes, counts = np.unique(tree.player, return_counts=True)
     result = {
         "file": str(file),
         "format": tree_format(file),
+        "game": game.spec() if game is not None else None,
         "nodes": len(tree),
         "depth": int(depth.max()),
         "leaves": int(np.count_nonzero(tree.child_count == 0)),
-        "root_state": tree.state[0],
+        "root_state": node_notation(tree, 0),
         "root_visits": int(tree.visits[0]),
+        "players": {palette.label(int(c)): int(n) for c, n in zip(codes, counts)},
         "children": _root_children(tree),
     }
     if json:
         print_json(result)
         return
     console.print(f"{file} ({result['format']}): {result['nodes']:,} nodes, depth {result['depth']}, {result['leaves']:,} leaves")
+    console.print(f"game: {result['game']}" if game is not None else f"game: unknown ({why})")
+    console.print("nodes by player to move: " + ", ".join(f"{label} {n:,}" for label, n in result["players"].items()))
     console.print(f"root state: {result['root_state']!r}, visits {result['root_visits']:,}")
     table = Table("move", "visits", "wins", "mean payout", "subtree nodes")
     for child in sorted(result["children"], key=lambda c: -c["visits"]):

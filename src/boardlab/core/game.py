@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from boardlab.core.errors import BoardlabError, FormatError, IllegalActionError
-from boardlab.core.params import Option, resolve_options
+from boardlab.core.params import Option, format_spec, resolve_options
 
 #: ``current_player()`` at a chance node
 CHANCE = -1
@@ -164,11 +164,8 @@ class Game:
         return self.game_type.player_name(player)
 
     def spec(self) -> str:
-        """The spec string that makes this game again, e.g. ``connect4:rows=6,cols=7,k=4``."""
-        changed = {k: v for k, v in self.params.items() if v != self.parameters[k].default}
-        if not changed:
-            return self.name
-        return self.name + ":" + ",".join(f"{k}={v}" for k, v in changed.items())
+        """The spec string that makes this game again, e.g. ``connect4:rows=5,cols=6``."""
+        return format_spec(self.name, self.params, self.parameters)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
@@ -378,14 +375,19 @@ class State:
             return self.game.new_initial_state(self.seed)
         return self.game._setup_state(start, self.seed)
 
+    def history_moves(self) -> list[tuple[int, str]]:
+        """``(player, label)`` of each move of the history: who played it (CHANCE for chance)
+        and :meth:`action_to_string` as it was written when it was played."""
+        probe = self.initial()
+        moves = []
+        for action in self.history:
+            moves.append((probe.current_player(), probe.action_to_string(action)))
+            probe.apply_action(action)
+        return moves
+
     def history_labels(self) -> list[str]:
         """Each move of the history as :meth:`action_to_string` wrote it when it was played."""
-        probe = self.initial()
-        labels = []
-        for action in self.history:
-            labels.append(probe.action_to_string(action))
-            probe.apply_action(action)
-        return labels
+        return [label for _, label in self.history_moves()]
 
     def notation(self) -> str:
         """The position in the game's own notation, side to move included; read back by

@@ -98,6 +98,15 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, raw
 
 
+def format_spec(name: str, values: Mapping[str, Any], options: Mapping[str, Option]) -> str:
+    """The spec string that makes the same thing again: ``name`` and the values that differ from
+    their defaults (``connect4:rows=5``, ``mcts:iterations=2000``); :func:`parse_spec` reads it back."""
+    changed = {k: v for k, v in values.items() if v != options[k].default}
+    if not changed:
+        return name
+    return name + ":" + ",".join(f"{k}={v}" for k, v in changed.items())
+
+
 def positive(value: Any) -> str | None:
     return None if value > 0 else "must be positive"
 

@@ -27,7 +27,7 @@ from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
 from boardlab.solvers.book import default_book
 from boardlab.solvers.connect4 import Position, Solver
-from boardlab.solvers.grading import GRADING_SET_NAME, PHASES, GradedPosition, label, phase_of, write_grading_set
+from boardlab.solvers.grading import PHASES, GradedPosition, label, phase_of, write_grading_set
 
 DEFAULT_PAIRS = (
     ("random", "random"),

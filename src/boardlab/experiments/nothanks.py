@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from boardlab.arena.stats import wilson
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
 from boardlab.core.errors import BoardlabError, FormatError
@@ -62,16 +63,6 @@ def imitation_over_seeds(
         "agreement": mean_spread([r["agreement"] for r in runs]),
         "mse": mean_spread([r["mse"] for r in runs]),
     }
-
-
-def wilson_interval(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a rate over ``n`` games (sensible at 0 % and 100 %, unlike rate ± z·SE)."""
-    if n == 0:
-        return (math.nan, math.nan)
-    denom = 1 + z * z / n
-    centre = (rate + z * z / (2 * n)) / denom
-    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 #: every order of four agents round the table
@@ -169,7 +160,7 @@ def four_player_table(
             "score_ci95": [float(s.mean() - 1.96 * se_score), float(s.mean() + 1.96 * se_score)],
             "win_rate": float(w.mean()),
             "win_se": float(se_win),
-            "win_ci95": list(wilson_interval(float(w.mean()), len(w))),
+            "win_ci95": list(wilson(float(w.sum()), len(w))),
         })
     return {"game": "nothanks:players=4", "games": games, "seed": seed, "rows": rows}
 

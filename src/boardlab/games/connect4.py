@@ -39,7 +39,7 @@ class ConnectFour(Game):
         short_name="connect4",
         long_name="Connect Four",
         player_names=("Red", "Yellow"),
-        player_colors=("#d62728", "#f2c500"),
+        player_colors=("#d8342c", "#f2c12e"),  # the discs on the page
         renderer="boardlab.games:web/connect4.js",
     )
     parameters = {

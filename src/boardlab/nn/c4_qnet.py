@@ -64,11 +64,6 @@ def is_own_mirror_view(view: np.ndarray) -> bool:
     return bool(np.array_equal(view, view[..., ::-1]))
 
 
-def study_cells(views: np.ndarray) -> np.ndarray:
-    """The study's cell inputs: 0 empty, 1 viewing player, 2 other player, row-major."""
-    return (views[:, 0] + 2.0 * views[:, 1]).reshape(len(views), -1)
-
-
 class QNet(nn.Module):
     """Common interface of the Q-networks."""
 

@@ -1,6 +1,6 @@
 """The No Thanks! imitation network: 8 features -> 32 -> 32 -> 1, trained on the expert.
 
-As in the imitation study (``/work/shared/studies/no-thanks-imitation.txt``,
+As in the imitation study (the study material's ``studies/no-thanks-imitation.txt``,
 section 3): eight features of the player to move, two hidden layers of 32 ReLU
 units, one linear output that predicts the expert's value (0 strong TAKE,
 1 strong PASS), mean squared error, Adam, up to 500 epochs. The study does not
@@ -325,7 +325,6 @@ def sidecar(model: str | Path, kind: str) -> Path:
 def save_model_files(path: str | Path, result: TrainResult) -> dict[str, Path]:
     """Write a trained model and its two sidecars: ``NAME.pt``, ``NAME.config.json`` (the
     :class:`TrainConfig`) and ``NAME.metrics.json`` (the full metrics with the learning history)."""
-    import json
 
     path = Path(path)
     save_checkpoint(path, result.model, result.config, result.metrics)

@@ -47,7 +47,7 @@ from typing import Callable
 
 import numpy as np
 
-from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.errors import FormatError
 from boardlab.core.records import write_atomic
 from boardlab.solvers.connect4 import WIDTH, Position, Solver, canonical_key, key_stones, mirror_key
 

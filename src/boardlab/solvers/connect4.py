@@ -27,7 +27,6 @@ positions close to the end.
 
 from __future__ import annotations
 
-import time
 from typing import Iterable
 
 import numpy as np
@@ -637,9 +636,3 @@ def read_positions(lines: Iterable[str], source: str = "<positions>") -> list[tu
     return out
 
 
-def timed_solve(solver: Solver, position) -> tuple[int, int, float]:
-    """Score, nodes searched and seconds for one position."""
-    solver.reset_nodes()
-    start = time.perf_counter()
-    score = solver.solve(position)
-    return score, solver.nodes, time.perf_counter() - start

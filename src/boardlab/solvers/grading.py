@@ -60,8 +60,6 @@ class GradedPosition:
     def stones(self) -> int:
         return len(self.moves)
 
-    def optimal_columns(self) -> list[int]:
-        return [c for c, s in enumerate(self.scores) if s == self.best]
 
     def to_line(self) -> str:
         return " ".join([self.moves or "-", str(self.best)] + ["x" if s is None else str(s) for s in self.scores])

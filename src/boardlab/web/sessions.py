@@ -76,12 +76,8 @@ def move_entry(state: State, action: int) -> tuple[int, str]:
 
 def history_log(state: State) -> list[tuple[int, str]]:
     """:func:`move_entry` of every move of ``state``'s history."""
-    probe = state.initial()
-    log = []
-    for action in state.history:
-        log.append(move_entry(probe, action))
-        probe.apply_action(action)
-    return log
+    hide = state.game.has_hidden_information
+    return [(player, "chance" if player < 0 and hide else label) for player, label in state.history_moves()]
 
 
 def agent_spec(ai: dict[str, Any]) -> str:
