@@ -46,6 +46,8 @@ def info(file: Path = typer.Argument(..., help="A .tree or .csv file."), json: b
     game, why = identify(tree)
     palette = Palette.for_game(game)
     codes, counts = np.unique(tree.player, return_counts=True)
+    order = sorted(range(len(codes)), key=lambda k: (codes[k] < 0, abs(int(codes[k]))))  # seats, then the rest
+    codes, counts = codes[order], counts[order]
     result = {
         "file": str(file),
         "format": tree_format(file),

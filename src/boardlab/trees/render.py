@@ -28,7 +28,7 @@ from boardlab.trees.colors import (
     visit_levels,
 )
 from boardlab.trees.diff import TreeDiff
-from boardlab.trees.gamelabels import identify
+from boardlab.trees.gamelabels import identify, node_notation
 from boardlab.trees.layout import cut, tidy_layout
 from boardlab.trees.model import Tree
 
@@ -102,7 +102,7 @@ def _font(size: int):
 
 def default_title(tree: Tree, drawn: int) -> str:
     game = tree.meta.get("game") or tree.meta.get("game_spec") or tree.meta.get("source") or "search tree"
-    root = tree.state[0] if len(tree) else ""
+    root = node_notation(tree, 0) if len(tree) else ""
     if len(root) > 60:
         root = root[:57] + "..."
     return f"{game}  ·  root state {root or '(unnamed)'}  ·  {drawn:,} of {len(tree):,} nodes drawn"
