@@ -1,0 +1,271 @@
+"""Determinisation: a Ticket to Ride world one seat cannot tell from the true one.
+
+What a seat sees: every public action, every card laid face up (in order),
+which player drew blind when, the face-up cards each player took, the cards
+each player paid for each route, the make-up of every deck (the 110 cards at
+the start; after a reshuffle, the discards that were shuffled, which everybody
+saw being paid), its own blind draws and every ticket offered to it.
+
+:func:`resample` redraws the rest from exactly that, and from nothing else:
+
+* **cards**: the deck is a sequence of *epochs* (the first shuffle, then one per
+  reshuffle of the discards). In each epoch the cards the seat has not seen are
+  the epoch's make-up minus the cards laid face up and the seat's own draws;
+  they went to the opponents' blind draws of that epoch and, in the current
+  epoch, to the cards still in the deck. They are dealt again at random, with
+  one constraint: every route an opponent paid for must have been payable when
+  it was claimed. Walking each opponent's history in order (blind draws,
+  face-up cards taken, cards paid), the colours an opponent must have drawn
+  blind by each payment are forced first (onto its earlier blind draws, from an
+  epoch that still holds that colour), then the rest is shuffled. The opponent's
+  hand is what it drew minus what it paid.
+* **tickets**: a ticket's identity is fixed by its position in the first
+  shuffle of the ticket deck; the flow of positions (offers from the top, kept
+  or returned to the bottom) is public. The positions the seat was offered keep
+  their tickets, the others get the unseen tickets at random, and every
+  ticket in the deck, in a hand or on offer follows its position.
+* **reshuffles to come**: a fresh shuffle seed.
+
+The forced deal can fail only when several opponents need the same scarce
+colour from small late epochs; it is retried with random choices, and in the
+end dealt from the epochs pooled together (hands and totals stay exact, the
+make-up of a late epoch may then differ from what the seat saw).
+:data:`stats` counts those pooled deals.
+
+Once the game is over every ticket has been scored in public and the future is
+empty: a redraw is a copy without the seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from boardlab.games.tickettoride.map import LOCO
+
+#: how often the forced deal needed a retry or the pooled fallback (for tests and curiosity)
+stats = {"resamples": 0, "retries": 0, "pooled": 0}
+ATTEMPTS = 8
+#: nodes the forced deal may visit before it gives up on exact epochs
+BUDGET = 5000
+
+
+def _generator(rng: Any) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (int, np.integer)):
+        return np.random.default_rng(int(rng))
+    # random.Random and the like
+    return np.random.default_rng(rng.getrandbits(63))
+
+
+def resample(state, player: int, rng: Any):
+    rng = _generator(rng)
+    stats["resamples"] += 1
+    other = state.clone()
+    other.seed = None
+    other._legal = None
+    other._over_scores = None
+    other.shuffle_seed = int(rng.integers(2**62))
+    if state.phase == 4:  # OVER: everything that matters has been shown
+        return other
+    _redraw_tickets(state, other, player, rng)
+    _redraw_cards(state, other, player, rng)
+    return other
+
+
+# --- tickets ------------------------------------------------------------------------
+def _redraw_tickets(state, other, player: int, rng: np.random.Generator) -> None:
+    order = state.ticket_order
+    position = {ticket: i for i, ticket in enumerate(order)}
+    known = set(position[t] for t in state.offered[player])
+    unknown_positions = [i for i in range(len(order)) if i not in known]
+    seen = set(state.offered[player])
+    unseen = [t for t in range(len(order)) if t not in seen]
+    new_order = list(order)
+    shuffled = rng.permutation(len(unseen))
+    for pos, k in zip(unknown_positions, shuffled):
+        new_order[pos] = unseen[int(k)]
+    mapping = {ticket: new_order[position[ticket]] for ticket in order}
+    other.ticket_order = new_order
+    other.ticket_deck = [mapping[t] for t in state.ticket_deck]
+    other.tickets = [[mapping[t] for t in held] for held in state.tickets]
+    other.offers = [[mapping[t] for t in offer] for offer in state.offers]
+    other.offered = [[mapping[t] for t in offer] for offer in state.offered]
+
+
+# --- cards --------------------------------------------------------------------------
+def _redraw_cards(state, other, player: int, rng: np.random.Generator) -> None:
+    draws = state.draws
+    epochs = len(state.epoch_sets)
+    # unseen cards of each epoch, and the slots they went to (opponents' blind draws, the deck's rest)
+    pools = [list(s) for s in state.epoch_sets]
+    slots: list[list[int]] = [[] for _ in range(epochs)]
+    for i, (epoch, dest, card) in enumerate(draws):
+        if dest < 0 or dest == player:
+            pools[epoch][card] -= 1
+        else:
+            slots[epoch].append(i)
+    deck_slots = len(state.deck)  # the deck's rest belongs to the current epoch; slot ids -1 - k (k-th from the top)
+    slots[state.epoch].extend(-1 - k for k in range(deck_slots))
+    opponents = [q for q in range(state.n) if q != player]
+    units = _requirements(state, opponents)
+    # three face-up locomotives left in place say that no clean row could be laid: keep it so
+    stuck = state.faceup.count(LOCO) >= 3
+    assignment = None
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            stats["retries"] += 1
+        forced = _force(state, units, [p.copy() for p in pools], rng)
+        if forced is None:
+            continue  # a fresh search in another random order often finds what a deep one misses
+        assignment = _deal(pools, slots, forced, rng)
+        if not stuck or not _clean_row_possible(state, assignment, deck_slots):
+            break
+        assignment = None
+    if assignment is None:
+        stats["pooled"] += 1
+        forced = _force(state, units, [p.copy() for p in pools], rng, pooled=True)
+        assignment = _deal_pooled(pools, slots, forced, rng)
+    new_draws = list(draws)
+    for i, card in assignment.items():
+        if i >= 0:
+            epoch, dest, _ = draws[i]
+            new_draws[i] = (epoch, dest, card)
+    other.draws = new_draws
+    top = [assignment[-1 - k] for k in range(deck_slots)]
+    other.deck = top[::-1]  # the deck list keeps its top card last
+    for q in opponents:
+        hand = [0] * 9
+        for event in state.timeline[q]:
+            kind = event[0]
+            if kind == "h":
+                hand[new_draws[event[1]][2]] += 1
+            elif kind == "k":
+                hand[event[1]] += 1
+            else:
+                for c, n in enumerate(event[1]):
+                    hand[c] -= n
+        if min(hand) < 0:  # cannot happen: the forced deal pays for every route
+            raise AssertionError(f"resample gave player {q} the hand {hand}")
+        other.hands[q] = hand
+
+
+def _clean_row_possible(state, assignment: dict[int, int], deck_slots: int) -> bool:
+    shown = [c for c in state.faceup if c >= 0]
+    size = min(len(state.faceup), len(shown) + deck_slots + sum(state.discards))
+    non_loco = sum(1 for c in shown if c != LOCO) + sum(state.discards[:LOCO])
+    non_loco += sum(1 for k in range(deck_slots) if assignment[-1 - k] != LOCO)
+    return non_loco >= size - 2
+
+
+def _requirements(state, opponents: list[int]) -> list[tuple[int, int, list[int]]]:
+    """The blind draws each opponent must have had of each colour: one ``(colour, deadline, slots)``
+    per card, where ``slots`` are the opponent's blind draws (in order) and only the first
+    ``deadline`` of them came before the payment that needs the card."""
+    units = []
+    for q in opponents:
+        taken = [0] * 9      # face-up cards taken so far
+        paid = [0] * 9       # cards paid so far
+        needed = [0] * 9     # blind draws of each colour needed so far
+        slots: list[int] = []
+        for event in state.timeline[q]:
+            kind = event[0]
+            if kind == "h":
+                slots.append(event[1])
+            elif kind == "k":
+                taken[event[1]] += 1
+            else:
+                for c in range(9):
+                    paid[c] += event[1][c]
+                    while paid[c] - taken[c] > needed[c]:
+                        needed[c] += 1
+                        units.append((c, len(slots), slots))
+    return units
+
+
+def _force(state, units, pools: list[list[int]], rng: np.random.Generator,
+           pooled: bool = False) -> dict[int, int] | None:
+    """Colours forced on opponents' blind draws so that every payment was possible (a depth-first
+    search: each needed card comes from an epoch that still holds its colour, on the latest free
+    blind draw of that epoch before its deadline), or None when none is found within the search's
+    budget. ``pools`` is consumed."""
+    draws = state.draws
+    forced: dict[int, int] = {}
+    if pooled:
+        total = [sum(p[c] for p in pools) for c in range(9)]
+        for c, deadline, slots in units:
+            free = [i for i in slots[:deadline] if i not in forced]
+            if total[c] <= 0 or not free:  # cannot happen: the true deal is one solution
+                raise AssertionError("no blind draw left for a payment")
+            forced[free[-1]] = c
+            total[c] -= 1
+        return forced
+    budget = [BUDGET]
+
+    def place(u: int) -> bool:
+        if u == len(units):
+            return True
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        c, deadline, slots = units[u]
+        latest: dict[int, int] = {}
+        for i in slots[:deadline]:
+            if i not in forced and pools[draws[i][0]][c] > 0:
+                latest[draws[i][0]] = i
+        options = list(latest.values())
+        for k in (rng.permutation(len(options)) if len(options) > 1 else range(len(options))):
+            i = options[int(k)]
+            epoch = draws[i][0]
+            forced[i] = c
+            pools[epoch][c] -= 1
+            if place(u + 1):
+                return True
+            del forced[i]
+            pools[epoch][c] += 1
+        return False
+
+    return forced if place(0) else None
+
+
+def _deal(pools: list[list[int]], slots: list[list[int]], forced: dict[int, int],
+          rng: np.random.Generator) -> dict[int, int]:
+    assignment: dict[int, int] = {}
+    for epoch, epoch_slots in enumerate(slots):
+        rest = list(pools[epoch])
+        open_slots = []
+        for i in epoch_slots:
+            if i in forced:
+                assignment[i] = forced[i]
+                rest[forced[i]] -= 1
+            else:
+                open_slots.append(i)
+        cards = np.repeat(np.arange(9), rest)
+        if len(cards) != len(open_slots) or min(rest) < 0:
+            raise AssertionError(f"epoch {epoch}: {len(cards)} unseen cards for {len(open_slots)} places")
+        for i, card in zip(open_slots, rng.permutation(cards)):
+            assignment[i] = int(card)
+    return assignment
+
+
+def _deal_pooled(pools: list[list[int]], slots: list[list[int]], forced: dict[int, int],
+                 rng: np.random.Generator) -> dict[int, int]:
+    rest = [sum(p[c] for p in pools) for c in range(9)]
+    assignment: dict[int, int] = {}
+    open_slots = []
+    for epoch_slots in slots:
+        for i in epoch_slots:
+            if i in forced:
+                assignment[i] = forced[i]
+                rest[forced[i]] -= 1
+            else:
+                open_slots.append(i)
+    cards = np.repeat(np.arange(9), rest)
+    for i, card in zip(open_slots, rng.permutation(cards)):
+        assignment[i] = int(card)
+    return assignment
+
+
+__all__ = ["resample", "stats"]
