@@ -802,7 +802,8 @@ class TicketToRideState(State):
         for c in self.faceup:
             if c >= 0:
                 total[c] += 1
-        assert total == [int(x) for x in b.deck], f"cards by kind {total} != {list(b.deck)}"
+        expected = [int(x) for x in b.deck]
+        assert total == expected, f"cards by kind {total} != {expected}"
         assert all(x >= 0 for h in self.hands for x in h) and all(x >= 0 for x in self.discards), "a negative count"
         for p in range(self.n):
             used = sum(int(b.track_length[t]) for t in self.claimed[p])
