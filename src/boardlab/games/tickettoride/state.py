@@ -31,8 +31,10 @@ Decisions of the rules the rulebook leaves open (docs/tickettoride.md explains e
 
 * **Randomness is the seed** (``chance="sampled"``, as No Thanks!):
   ``new_initial_state(seed)`` shuffles the 110 cards and the 30 tickets with
-  ``numpy.random.default_rng(seed)``; reshuffle ``e`` of the discards uses
-  ``default_rng([shuffle_seed, e])``. A record (seed + actions) replays exactly.
+  ``numpy.random.default_rng(seed)``; reshuffle ``e`` of the discards (laid out
+  by colour) is a Fisher-Yates shuffle driven by the xorshift64* stream
+  :func:`shuffle_stream` ``(seed, e)``, which the compiled kernel reproduces
+  exactly. A record (seed + actions) replays exactly.
 * **Three face-up locomotives**: whenever the face-up row holds 3 or more
   locomotives, all five are discarded and five new cards are laid, again and
   again, as long as it happens; a draw pile that runs out is refilled by
@@ -114,6 +116,38 @@ PLAYER_COLOURS = ("#1f5fbf", "#d62728", "#2ca02c", "#e6b800", "#222222")
 PLAYER_NAMES = ("Blue", "Red", "Green", "Yellow", "Black")
 
 
+MASK64 = (1 << 64) - 1
+
+
+def next_random(stream: list[int]) -> int:
+    """One xorshift64* step (the compiled kernels' generator); ``stream`` is a one-element list."""
+    x = stream[0]
+    x ^= x >> 12
+    x ^= (x << 25) & MASK64
+    x ^= x >> 27
+    stream[0] = x
+    return (x * 2685821657736338717) & MASK64
+
+
+def shuffle_stream(seed: int, epoch: int) -> list[int]:
+    """The generator state of reshuffle ``epoch`` of a game with shuffle seed ``seed`` (splitmix64 of both)."""
+    x = ((seed & MASK64) ^ ((epoch * 0x9E3779B97F4A7C15) & MASK64)) & MASK64
+    x = (x + 0x9E3779B97F4A7C15) & MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+    x ^= x >> 31
+    return [x or 1]
+
+
+def shuffled(cards: list[int], stream: list[int]) -> list[int]:
+    """``cards`` in the order of a Fisher-Yates shuffle driven by ``stream`` (as the kernel shuffles)."""
+    out = list(cards)
+    for i in range(len(out) - 1, 0, -1):
+        j = next_random(stream) % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
 def claim_action(track: int, colour: int, locos: int) -> int:
     """The action that claims ``track`` with ``locos`` locomotives and cards of ``colour`` (NO_COLOUR: none)."""
     return CLAIM_BASE + track * PER_TRACK + colour * 7 + locos
@@ -152,6 +186,13 @@ class TicketToRide(Game):
         self.longest_bonus = self.variant == "official"
         self.board: TTRMap = usa_map()
         self.doubles_open = self.players >= 4
+        b = self.board
+        #: (track, length, colour, twin, gray twin to skip while free) of every track, as plain ints for speed
+        self.track_info = tuple(
+            (t, int(b.track_length[t]), int(b.track_colour[t]), int(b.track_twin[t]),
+             int(b.track_twin[t]) if 0 <= b.track_twin[t] < t and b.track_colour[b.track_twin[t]] == b.track_colour[t] else -1)
+            for t in range(b.num_tracks))
+        self.points_of = tuple(int(x) for x in b.route_points)
 
     def num_players(self) -> int:
         return self.players
@@ -185,7 +226,13 @@ class TicketToRide(Game):
         return TicketToRideState(self, seed, deck, tickets, shuffle_seed=seed)
 
     def playout_kernel(self):
-        return None  # the compiled kernel comes next
+        """The compiled random playouts (:mod:`boardlab.games.tickettoride.kernel`), built once per game object."""
+        kernel = self.__dict__.get("_playout_kernel")
+        if kernel is None:
+            from boardlab.games.tickettoride.kernel import PlayoutKernel  # numba: imported on first use
+
+            kernel = self.__dict__["_playout_kernel"] = PlayoutKernel(self)
+        return kernel
 
 
 class TicketToRideState(State):
@@ -255,12 +302,11 @@ class TicketToRideState(State):
         return card
 
     def _reshuffle(self) -> None:
-        cards = np.repeat(np.arange(9), self.discards)
-        if len(cards) == 0:
+        cards = [c for c in range(9) for _ in range(self.discards[c])]
+        if not cards:
             raise BoardlabError("no card left to draw")  # callers check _supply() first
         self.epoch += 1
-        rng = np.random.default_rng([self.shuffle_seed & 0xFFFFFFFFFFFFFFFF, self.epoch])
-        self.deck = [int(c) for c in rng.permutation(cards)]
+        self.deck = shuffled(cards, shuffle_stream(self.shuffle_seed, self.epoch))
         self.epoch_sets.append(self.discards)
         self.discards = [0] * 9
 
@@ -349,37 +395,42 @@ class TicketToRideState(State):
 
     def _claims(self) -> list[int]:
         """Every legal claim action of the player to move."""
-        b = self.board
         p = self.player
         hand = self.hands[p]
         locos = hand[LOCO]
         best = max(hand[:8])
         trains = self.trains[p]
         owner = self.owner
-        length_of, colour_of, twin_of = b.track_length, b.track_colour, b.track_twin
         doubles = self.game.doubles_open
-        out = []
-        for t in range(b.num_tracks):
-            if owner[t] >= 0:
+        out: list[int] = []
+        extend = out.extend
+        for t, length, colour, tw, gray_twin in self.game.track_info:
+            if owner[t] >= 0 or length > trains:
                 continue
-            length = int(length_of[t])
-            if length > trains or best + locos < length:
+            if colour >= 0:
+                have = hand[colour]
+                if have + locos < length:
+                    continue
+            elif best + locos < length:
                 continue
-            tw = int(twin_of[t])
             if tw >= 0:
                 other = owner[tw]
                 if other == p or (other >= 0 and not doubles):
                     continue
-                if other < 0 and tw < t and colour_of[tw] == colour_of[t]:
+                if gray_twin >= 0 and other < 0:
                     continue  # two gray tracks: the first free one stands for both
-            colour = int(colour_of[t])
             base = CLAIM_BASE + t * PER_TRACK
-            for c in (range(8) if colour == GRAY else (colour,)):
-                have = hand[c]
-                if have == 0:
-                    continue
-                for k in range(max(0, length - have), min(locos, length - 1) + 1):
-                    out.append(base + c * 7 + k)
+            top = locos if locos < length else length - 1
+            if colour >= 0:
+                if have:
+                    start = base + colour * 7
+                    extend(range(start + (length - have if length > have else 0), start + top + 1))
+            else:
+                for c in range(8):
+                    have = hand[c]
+                    if have:
+                        start = base + c * 7
+                        extend(range(start + (length - have if length > have else 0), start + top + 1))
             if locos >= length:
                 out.append(base + NO_COLOUR * 7 + length)
         return out
