@@ -64,12 +64,14 @@ class TTRAlgorithmicAgent(Agent):
     summary = "the Ticket to Ride study's algorithmic player: ticket routes by shortest paths, the study's flowcharts"
     games = ("tickettoride",)
     options = {
-        "seed": Option("seed", int, None, "seed of its random choices (default: from the game seed)"),
+        "seed": Option("seed", int, None, "no effect (the player is deterministic); tells several of them apart in a tournament"),
         "faceup": Option("faceup", str, "study", "when to take a face-up card of a missing colour: study "
                          "(fewer than 4 cards missing) or wanted (whenever one lies there)",
                          lambda v: None if v in ("study", "wanted") else "must be study or wanted"),
         "endgame": Option("endgame", bool, True, "near the end (the last round, or a player with at most 4 trains) "
                           "claim whatever route pays most instead of drawing"),
+        "spare": Option("spare", bool, True, "a route off the goal (5 or 6 long) only with spare cards: no locomotive, "
+                        "none of a colour the goal still needs (false: the study's player, any cards)"),
         "claim": Option("claim", str, "shortest", "which fitting route first: shortest (the study) or longest",
                         lambda v: None if v in ("shortest", "longest") else "must be shortest or longest"),
     }
@@ -78,13 +80,11 @@ class TTRAlgorithmicAgent(Agent):
         super().__init__(**options)
         self.forbidden = 0
         self.decisions = 0
-        self.turns = 0
 
     def reset(self, game, player: int, seed: int | None = None) -> None:
         super().reset(game, player, seed)
         self.forbidden = 0
         self.decisions = 0
-        self.turns = 0
 
     def statistics(self) -> dict[str, int]:
         """Decisions made and forbidden decisions (a flowchart choice the rules did not allow)."""
@@ -113,12 +113,11 @@ class TTRAlgorithmicAgent(Agent):
         plan = self._prepared(state, planner, p)
         if phase == SECOND:
             return self._card(state, plan, second=True)
-        self.turns += 1
         return self._turn(state, plan, planner)
 
-    def _prepared(self, state: TicketToRideState, planner: Planner, p: int) -> Plan:
+    def _prepared(self, state: TicketToRideState, planner: Planner, p: int, spare: bool | None = None) -> Plan:
         """The turn preparation, recomputed at every decision of a turn (a card drawn changes the hand)."""
-        return prepare(planner, state, p)
+        return prepare(planner, state, p, self.config["spare"] if spare is None else spare)
 
     def _turn(self, state: TicketToRideState, plan: Plan, planner: Planner) -> int:
         p = plan.player
@@ -204,12 +203,13 @@ class TTRAlgorithmicAgent(Agent):
         return faceup.index(faceup[k])
 
     def _any_faceup(self, state: TicketToRideState, takeable: list[int]) -> int:
-        """A face-up card at random when nothing can be drawn blind (the study's choice)."""
+        """The leftmost face-up card, a locomotive last, when nothing can be drawn blind (the study took
+        one at random; this player is deterministic, so that its compiled twin plays the same games)."""
         non_loco = [k for k in takeable if state.faceup[k] != LOCO]
         pool = non_loco or takeable
         if not pool:
             return DRAW_DECK  # nothing at all: the caller's fallback decides
-        return self._leftmost(state.faceup, pool[int(self.rng.integers(len(pool)))])
+        return pool[0]
 
     def _fallback(self, state: TicketToRideState, legal: list[int]) -> int:
         """After a forbidden decision: claim the longest route it can pay for, else a card, else tickets."""
@@ -217,7 +217,7 @@ class TTRAlgorithmicAgent(Agent):
         p = state.current_player()
         claims = [a for a in legal if a >= 15]
         if claims:
-            plan = self._prepared(state, planner, p)
+            plan = self._prepared(state, planner, p, spare=False)
             options = [best_claim(planner, state, p, link, plan) for link in range(planner.board.num_links)]
             options = [a for a in options if a is not None and a in claims]
             if options:

@@ -10,8 +10,9 @@ tracks of a double route are one link). For one player a link costs
 
 A ticket's route is the cheapest path between its cities in trains, ties broken
 by the route points the path's links are worth (the study's comparison): the
-edge weights are ``BIG * length - points``, so one shortest-path search orders
-paths by trains first and points second. The paths come from
+edge weights are ``BIG * length - points`` (plus a fixed jitter below 1e-4 per
+link, so that no two paths tie), so one shortest-path search orders paths by
+trains first and points second. The paths come from
 :func:`scipy.sparse.csgraph.dijkstra` on a sparse matrix whose structure is built
 once; only its weights change from turn to turn.
 
@@ -37,12 +38,19 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from boardlab.games.tickettoride.map import GRAY, LOCO, TTRMap
-from boardlab.games.tickettoride.state import NO_COLOUR, TicketToRideState, claim_action
+from boardlab.games.tickettoride.state import NO_COLOUR, TicketToRideState, claim_action, decode_claim
 
 BIG = 1000.0
 OWNED = 1e-3
 BLOCKED = 1e9
 UNREACHABLE = 1e8
+
+
+def link_jitter(num_links: int) -> np.ndarray:
+    """A fixed tiny weight per link (below 1e-4) that makes every shortest path unique: two paths of
+    equal trains and points go the same way in every implementation (scipy's Dijkstra here, the
+    compiled player's own)."""
+    return np.random.default_rng(20180912).random(num_links) * 1e-4
 
 
 class Planner:
@@ -76,7 +84,9 @@ class Planner:
         graph.sort_indices()
         self.graph = graph
         self.data_link = (graph.data.astype(np.int64) - 1)  # the link of each stored entry
-        self.base_weight = np.array([BIG * n - pts for n, pts in zip(self.link_length, self.link_points)])
+        self.jitter = link_jitter(nl)
+        self.base_weight = np.array([BIG * n - pts for n, pts in zip(self.link_length, self.link_points)]) + self.jitter
+        self.owned_weight = OWNED + self.jitter
         self._routes_cache: dict = {}
 
     # --- the player's view of the links ---------------------------------------------------
@@ -102,7 +112,7 @@ class Planner:
     def shortest_paths(self, status: Sequence[int], sources: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Distances and predecessors from each of ``sources`` (weights: trains first, then points)."""
         code = np.asarray(status)
-        weights = np.where(code > 0, OWNED, np.where(code < 0, BLOCKED, self.base_weight))
+        weights = np.where(code > 0, self.owned_weight, np.where(code < 0, BLOCKED, self.base_weight))
         self.graph.data = weights[self.data_link]
         return dijkstra(self.graph, directed=True, indices=list(sources), return_predecessors=True)
 
@@ -183,8 +193,12 @@ def _ticket_routes(planner: Planner, status: Sequence[int], tickets: Sequence[in
     return out
 
 
-def prepare(planner: Planner, state: TicketToRideState, player: int) -> Plan:
-    """The turn preparation: routes of the tickets, then the goal, possible, fitting and missing sets."""
+def prepare(planner: Planner, state: TicketToRideState, player: int, spare: bool = True) -> Plan:
+    """The turn preparation: routes of the tickets, then the goal, possible, fitting and missing sets.
+
+    ``spare``: a route off the goal (5 or 6 long) is possible only when it can be paid with spare
+    cards: no locomotive, and the colour left still covers what the goal needs of it (the study's
+    player claimed such routes with any cards, starving its tickets; docs/tickettoride.md measures it)."""
     status = planner.link_states(state, player)
     trains = state.trains[player]
     tickets = ticket_routes(planner, status, state.tickets[player], trains)
@@ -197,12 +211,17 @@ def prepare(planner: Planner, state: TicketToRideState, player: int) -> Plan:
     plan = Plan(player, status, tickets, goal, cost=sum(planner.link_length[link] for link in goal))
     plan.goal_set = goal_set = set(goal)
     plan.need = colour_needs(planner, goal, state, player)
+    hand = state.hands[player]
     for link, s in enumerate(status):
         if s != 0:
             continue
         length = planner.link_length[link]
         payable = length <= trains and (link in goal_set or length >= 5 or not goal)
         action = best_claim(planner, state, player, link, plan) if payable else None
+        if action is not None and spare and goal and link not in goal_set:
+            _, c, k = decode_claim(action)
+            if k > 0 or c == NO_COLOUR or hand[c] - (length - k) < plan.need[c]:
+                action = None
         if action is not None:
             plan.possible.append(action)
             if link in goal_set:
