@@ -14,6 +14,7 @@ nobody waits for any more.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
@@ -79,6 +80,27 @@ class Agent:
     def last_tree(self) -> "SearchTreeHandle | None":
         """The tree of the last search (search agents), exported when first asked for."""
         return None
+
+    def statistics(self) -> dict[str, Any] | None:
+        """Counts about the agent's play in the game since :meth:`reset` (JSON ready), or None.
+        The arena stores them with each game (the Ticket to Ride player counts its forbidden decisions)."""
+        return None
+
+    @classmethod
+    def compiled_match(cls, game: Game, agents: list["Agent"], seed: int) -> "CompiledMatch | None":
+        """Play a whole game of ``game`` from ``new_initial_state(seed)`` between ``agents`` (one per
+        seat, all of this class) in compiled code, or None when this agent has no compiled play for
+        them. It must make exactly the moves the agents' :meth:`step` would; the arena uses it to
+        play tournaments of such agents faster."""
+        return None
+
+
+@dataclass
+class CompiledMatch:
+    """A game played by :meth:`Agent.compiled_match`: the actions, and each seat's agent statistics."""
+
+    actions: list[int]
+    statistics: list[dict[str, Any] | None]
 
     def __repr__(self) -> str:
         return f"<agent {self.spec}>"

@@ -27,6 +27,18 @@ def play_game(
     gives the same game. ``on_move(state_before, player, action)`` is called
     for every move, chance moves included (player -1).
     """
+    return play_to_end(game, agents, seed, on_move, max_moves)[0]
+
+
+def play_to_end(
+    game: Game,
+    agents: Sequence[Agent],
+    seed: int | None = None,
+    on_move: Callable[[State, int, int], None] | None = None,
+    max_moves: int = 100_000,
+) -> tuple[GameRecord, State]:
+    """:func:`play_game`, also giving the final state (the move labels are noted as the game goes,
+    so the record costs no replay)."""
     if len(agents) != game.num_players():
         raise BoardlabError(f"{game.name} with these parameters needs {game.num_players()} agents, got {len(agents)}")
     state = game.new_initial_state(seed)
@@ -34,6 +46,7 @@ def play_game(
         agent.reset(game, seat, None if seed is None else derive_seed(seed, "seat", seat))
     chance_rng = np.random.default_rng(None if seed is None else derive_seed(seed, "chance"))
     moves = 0
+    labels: list[str] = []
     while not state.is_terminal():
         if moves >= max_moves:
             raise BoardlabError(f"game did not end within {max_moves} moves")
@@ -48,6 +61,22 @@ def play_game(
                 )
         if on_move is not None:
             on_move(state, player, action)
+        labels.append(state.action_to_string(action))
         state.apply_action(action)
         moves += 1
-    return GameRecord.from_state(state, [agent.spec for agent in agents])
+    return GameRecord.from_state(state, [agent.spec for agent in agents], labels), state
+
+
+def replay_to_end(game: Game, actions: Sequence[int], seed: int | None, agents: Sequence[str]) -> tuple[GameRecord, State]:
+    """Replay a finished game's actions (from ``new_initial_state(seed)``): its record and final state."""
+    state = game.new_initial_state(seed)
+    labels: list[str] = []
+    for index, action in enumerate(actions):
+        labels.append(state.action_to_string(action))
+        try:
+            state.apply_action(int(action))
+        except IllegalActionError as exc:
+            raise IllegalActionError(f"move {index + 1} of a compiled game: {exc}") from None
+    if not state.is_terminal():
+        raise BoardlabError(f"a compiled game of {game.spec()} ended after {len(actions)} moves before the game was over")
+    return GameRecord.from_state(state, list(agents), labels), state

@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS games (
     record TEXT NOT NULL,          -- JSON: the boardlab game record
     seconds REAL NOT NULL,
     finished TEXT NOT NULL,
+    stats TEXT,                    -- JSON: {"game": state.statistics(), "agents": [agent.statistics()]}, or NULL
     PRIMARY KEY (tournament, game_index)
 );
 """
@@ -74,6 +75,8 @@ class GameResult:
     scores: list[float] | None
     record: dict[str, Any]
     seconds: float
+    #: ``{"game": state.statistics(), "agents": [agent.statistics() of each seat]}`` when any is given
+    stats: dict[str, Any] | None = None
 
     @property
     def players(self) -> int:
@@ -92,6 +95,7 @@ class GameResult:
             "returns": self.returns,
             "scores": self.scores,
             "seconds": self.seconds,
+            "stats": self.stats,
         }
 
 
@@ -128,6 +132,9 @@ class ResultStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(games)")}
+            if "stats" not in columns:  # a store written before games kept statistics
+                self.db.execute("ALTER TABLE games ADD COLUMN stats TEXT")
             version = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if version is None:
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
@@ -191,7 +198,8 @@ class ResultStore:
     def add_game(self, tid: str, result: GameResult) -> bool:
         """Commit one finished game; return False if that game was stored already."""
         cursor = self.db.execute(
-            "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO games (tournament, game_index, seed, seats, agents, returns, scores, record, "
+            "seconds, finished, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 tid,
                 result.index,
@@ -203,6 +211,7 @@ class ResultStore:
                 json.dumps(result.record),
                 result.seconds,
                 _now(),
+                None if result.stats is None else json.dumps(result.stats),
             ),
         )
         return cursor.rowcount == 1
@@ -213,11 +222,11 @@ class ResultStore:
 
     def iter_games(self, tid: str) -> Iterator[GameResult]:
         rows = self.db.execute(
-            "SELECT game_index, seed, seats, agents, returns, scores, record, seconds "
+            "SELECT game_index, seed, seats, agents, returns, scores, record, seconds, stats "
             "FROM games WHERE tournament=? ORDER BY game_index",
             (tid,),
         )
-        for index, seed, seats, agents, returns, scores, record, seconds in rows:
+        for index, seed, seats, agents, returns, scores, record, seconds, stats in rows:
             yield GameResult(
                 index=index,
                 seed=seed,
@@ -227,4 +236,5 @@ class ResultStore:
                 scores=None if scores is None else json.loads(scores),
                 record=json.loads(record),
                 seconds=seconds,
+                stats=None if stats is None else json.loads(stats),
             )

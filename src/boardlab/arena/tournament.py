@@ -127,11 +127,13 @@ def play_missing(
     backend: str = "process",
     address: str | None = None,
     on_game: Callable[[Progress], None] | None = None,
+    compiled: bool = True,
 ) -> tuple[int, int]:
     """Play the tournament's games that are not in ``store`` yet; return (already stored, played now).
 
     ``workers`` = 1 with the process backend plays in this process. Every game
-    is committed as it arrives.
+    is committed as it arrives. ``compiled``: agents that offer a compiled match for a game play it
+    there (:meth:`~boardlab.agents.base.Agent.compiled_match`); the games are the same either way.
     """
     if backend not in backends.BACKENDS:
         raise BoardlabError(f"unknown backend {backend!r} (backends: {', '.join(backends.BACKENDS)})")
@@ -142,7 +144,7 @@ def play_missing(
     store.open_tournament(tid, config.to_dict(), command, len(schedule))
     finished = store.finished_indices(tid)
     missing = [g for g in schedule if g.index not in finished]
-    job = Job.for_specs(config.game, config.agents)
+    job = Job.for_specs(config.game, config.agents, compiled)
     results: Iterator[GameResult]
     if not missing:
         return len(finished), 0

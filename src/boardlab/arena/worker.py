@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from boardlab.agents import registry as agent_registry
-from boardlab.arena.play import play_game
+from boardlab.arena.play import play_to_end, replay_to_end
 from boardlab.arena.schedule import ScheduledGame
 from boardlab.arena.store import GameResult
 from boardlab.core import registry as game_registry
@@ -29,9 +29,11 @@ class Job:
     agents: tuple[str, ...]            # agent specs, by agent number
     game_targets: tuple[tuple[str, str], ...] = ()   # (name, "module:Class") registry entries
     agent_targets: tuple[tuple[str, str], ...] = ()
+    #: let agents that offer it play whole games in compiled code (:meth:`Agent.compiled_match`)
+    compiled: bool = True
 
     @classmethod
-    def for_specs(cls, game: str, agents: Sequence[str]) -> "Job":
+    def for_specs(cls, game: str, agents: Sequence[str], compiled: bool = True) -> "Job":
         """A job carrying the registry entries its game and agents are made from."""
         from boardlab.core.params import parse_spec
 
@@ -42,6 +44,7 @@ class Job:
             agents=tuple(agents),
             game_targets=((game_name, game_registry.game_target(game_name)),),
             agent_targets=tuple((name, agent_registry.agent_target(name)) for name in agent_names),
+            compiled=compiled,
         )
 
 
@@ -70,23 +73,40 @@ def final_scores(game: Game, record: Any) -> list[float] | None:
 
 
 def play_scheduled(job: Job, scheduled: ScheduledGame) -> GameResult:
-    """Play one scheduled game and return what the store keeps of it."""
+    """Play one scheduled game and return what the store keeps of it.
+
+    When every seat holds an agent of one class that offers a compiled match for them
+    (:meth:`~boardlab.agents.base.Agent.compiled_match`) and the job allows it, the game is played
+    there and replayed in the Python engine for its record (an illegal compiled move fails loudly)."""
     from boardlab.agents.registry import make_agent
 
     game = _game_for(job)
     start = time.perf_counter()
     agents = [make_agent(job.agents[number], game) for number in scheduled.seats]
-    record = play_game(game, agents, scheduled.seed)
+    match = None
+    if job.compiled and len({type(a) for a in agents}) == 1:
+        match = type(agents[0]).compiled_match(game, agents, scheduled.seed)
+    if match is not None:
+        record, state = replay_to_end(game, match.actions, scheduled.seed, [a.spec for a in agents])
+        agent_stats = list(match.statistics)
+    else:
+        record, state = play_to_end(game, agents, scheduled.seed)
+        agent_stats = [a.statistics() for a in agents]
     seconds = time.perf_counter() - start
+    game_stats = state.statistics()
+    stats = None
+    if game_stats is not None or any(s is not None for s in agent_stats):
+        stats = {"game": game_stats, "agents": agent_stats}
     return GameResult(
         index=scheduled.index,
         seed=scheduled.seed,
         seats=list(scheduled.seats),
         agents=list(record.agents),
         returns=[float(r) for r in record.returns],
-        scores=final_scores(game, record),
+        scores=[float(x) for x in state.scores()] if game.game_type.provides_scores else None,
         record=record.to_dict(),
         seconds=seconds,
+        stats=stats,
     )
 
 

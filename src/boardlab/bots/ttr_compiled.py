@@ -603,15 +603,17 @@ def fallback(S, M, P, p, legal, nlegal):
 
 
 @njit(cache=True)
-def play(S, M, P, opts, actions, forbidden):
+def play(S, M, P, opts, actions, forbidden, decisions):
     """Play the game in ``S`` to the end with the algorithmic player in every seat; the actions go to
-    ``actions``, each seat's forbidden decisions to ``forbidden``; return the number of actions."""
+    ``actions``, each seat's decisions and forbidden decisions to ``decisions`` and ``forbidden``;
+    return the number of actions."""
     legal = np.empty(8192, dtype=np.int64)
     moves = 0
     while S[K.PHASE] != OVER:
         n = K.legal_actions(S, M, legal)
         p = S[K.PLAYER]
         action = decide(S, M, P, p, opts)
+        decisions[p] += 1
         if not _in(legal, n, action):
             forbidden[p] += 1
             action = fallback(S, M, P, p, legal, n)
@@ -628,6 +630,7 @@ class CompiledGame:
     seed: int
     actions: list[int]
     forbidden: list[int]
+    decisions: list[int]
     scores: list[int]
     tickets_done: list[int]
     tickets_failed: list[int]
@@ -658,12 +661,25 @@ class CompiledPlayer:
         S = K.pack(state)
         actions = np.empty(self.game.max_game_length() + 8, dtype=np.int64)
         forbidden = np.zeros(self.game.num_players(), dtype=np.int64)
-        moves = play(S, self.M, self.P, self.opts, actions, forbidden)
+        decisions = np.zeros(self.game.num_players(), dtype=np.int64)
+        moves = play(S, self.M, self.P, self.opts, actions, forbidden, decisions)
         n = self.game.num_players()
         scores, done, bonus = (np.zeros(n, dtype=np.int64) for _ in range(3))
         K.final_scores(S, self.M, scores, done, bonus)
         out = np.zeros(n)
         K.returns(S, self.M, out)
         held = [int(S[K.NTICK + p]) for p in range(n)]
-        return CompiledGame(seed, actions[:moves].tolist(), forbidden.tolist(), scores.tolist(), done.tolist(),
+        return CompiledGame(seed, actions[:moves].tolist(), forbidden.tolist(), decisions.tolist(), scores.tolist(), done.tolist(),
                             [h - d for h, d in zip(held, done.tolist())], out.tolist())
+
+
+_players: dict[tuple, CompiledPlayer] = {}
+
+
+def compiled_player(game: TicketToRide, options: tuple) -> CompiledPlayer:
+    """A :class:`CompiledPlayer` for ``game`` and per-seat options (tuples of ``(name, value)``), kept per process."""
+    key = (game.spec(), options)
+    player = _players.get(key)
+    if player is None:
+        player = _players[key] = CompiledPlayer(game, [dict(o) for o in options])
+    return player

@@ -368,6 +368,11 @@ class State:
         or None when it starts from ``game.new_initial_state(seed)``."""
         return None
 
+    def statistics(self) -> dict[str, Any] | None:
+        """Facts about a finished game for experiment tables, JSON ready (Ticket to Ride: each
+        player's tickets completed and failed...), or None. The arena stores them with each game."""
+        return None
+
     def initial(self) -> "State":
         """The state this one's history starts from (the initial state or the set-up position)."""
         start = self.start_position()

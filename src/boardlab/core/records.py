@@ -43,7 +43,9 @@ class GameRecord:
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
-    def from_state(cls, state: State, agents: list[str]) -> "GameRecord":
+    def from_state(cls, state: State, agents: list[str], moves: list[str] | None = None) -> "GameRecord":
+        """The record of ``state``'s game; ``moves`` are its labels when the caller noted them as the
+        game was played (else the history is replayed to write them)."""
         from boardlab import __version__
 
         return cls(
@@ -54,7 +56,7 @@ class GameRecord:
             actions=list(state.history),
             returns=list(state.returns()),
             boardlab_version=__version__,
-            moves=state.history_labels(),
+            moves=list(moves) if moves is not None else state.history_labels(),
             start=state.start_position(),
         )
 
