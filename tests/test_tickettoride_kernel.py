@@ -75,3 +75,18 @@ def test_random_games_from_fresh_deals_end():
     game = make("tickettoride", players=4)
     wins, moves = game.playout_kernel().random_games(50, seed=1)
     assert abs(wins.sum() - 50) < 1e-9 and moves > 50 * 50
+
+
+def test_checked_random_games_break_no_rule():
+    for players in (2, 5):
+        failures, moves = make("tickettoride", players=players).playout_kernel().checked_random_games(200, seed=players)
+        assert failures.tolist() == [0] * 8 and moves > 0
+
+
+def test_the_kernel_check_finds_a_broken_state():
+    game = make("tickettoride", players=3)
+    S = pack(game.new_initial_state(1))
+    M = K.map_arrays(game)
+    assert K.check_state(S, M) == 0
+    S[K.HANDS] += 1
+    assert K.check_state(S, M) == 1

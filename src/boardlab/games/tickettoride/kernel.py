@@ -651,6 +651,108 @@ def random_games(n_games, players, bonus, M, seed):
     return wins, total
 
 
+@njit(cache=True)
+def check_state(S, M):
+    """0 when ``S`` keeps the rules' invariants, else the number of the first one broken:
+    1 cards by kind not the 110 of the deck, 2 a negative count, 3 trains not conserved,
+    4 tickets not conserved, 5 three face-up locomotives left though a clean row can be laid,
+    6 an empty face-up slot while cards remain."""
+    n = S[NPL]
+    total = np.zeros(9, dtype=np.int64)
+    for i in range(S[DECKN]):
+        total[S[DECK + i]] += 1
+    for k in range(5):
+        if S[FACEUP + k] >= 0:
+            total[S[FACEUP + k]] += 1
+    for c in range(9):
+        if S[DISC + c] < 0:
+            return 2
+        total[c] += S[DISC + c]
+        for p in range(n):
+            if S[HANDS + 9 * p + c] < 0:
+                return 2
+            total[c] += S[HANDS + 9 * p + c]
+    for c in range(9):
+        if total[c] != M[10][c]:
+            return 1
+    for p in range(n):
+        used = 0
+        for t in range(M[0].shape[0]):
+            if S[OWNER + t] == p:
+                used += M[0][t]
+        if S[TRAINS + p] < 0 or S[TRAINS + p] + used != M[11][0]:
+            return 3
+    seen = np.zeros(M[8].shape[0], dtype=np.int64)
+    for i in range(S[TLEN]):
+        seen[S[TDECK + (S[THEAD] + i) % RING]] += 1
+    for p in range(n):
+        for i in range(S[NTICK + p]):
+            seen[S[TICKETS + 30 * p + i]] += 1
+        for i in range(S[NOFFER + p]):
+            seen[S[OFFERS + 3 * p + i]] += 1
+    for t in range(seen.shape[0]):
+        if seen[t] != 1:
+            return 4
+    locos = 0
+    shown = 0
+    non_loco = 0
+    for k in range(5):
+        c = S[FACEUP + k]
+        if c >= 0:
+            shown += 1
+            if c == LOCO:
+                locos += 1
+            else:
+                non_loco += 1
+    if locos >= 3:
+        total_out = shown + _supply(S)
+        size = 5 if total_out > 5 else total_out
+        for i in range(S[DECKN]):
+            if S[DECK + i] != LOCO:
+                non_loco += 1
+        for c in range(8):
+            non_loco += S[DISC + c]
+        if non_loco >= size - 2:
+            return 5
+    if _supply(S) > 0:
+        for k in range(5):
+            if S[FACEUP + k] < 0:
+                return 6
+    return 0
+
+
+@njit(cache=True)
+def random_games_checked(n_games, players, bonus, M, seed, max_moves, failures):
+    """:func:`random_games` that checks :func:`check_state` after every move and that every game ends
+    within ``max_moves``; ``failures[code]`` counts the broken states (code 7: a game that did not end).
+    Returns the moves played."""
+    S = np.zeros(SIZE, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)
+    legal = np.empty(8192, dtype=np.int64)
+    total = 0
+    for g in range(n_games):
+        new_game(S, M, players, bonus, _next(rng) >> np.uint64(1))
+        code = check_state(S, M)
+        if code:
+            failures[code] += 1
+        moves = 0
+        while S[PHASE] != OVER and moves < max_moves:
+            n = legal_actions(S, M, legal)
+            if n == 0:
+                failures[7] += 1
+                break
+            apply_action(S, M, legal[np.int64(_next(rng) % np.uint64(n))])
+            moves += 1
+            code = check_state(S, M)
+            if code:
+                failures[code] += 1
+        if S[PHASE] != OVER:
+            failures[7] += 1
+        total += moves
+    return total
+
+
 class PlayoutKernel:
     """The compiled playouts of one game (players, variant): what ``game.playout_kernel()`` gives."""
 
@@ -669,6 +771,13 @@ class PlayoutKernel:
 
     def random_games(self, n_games: int, seed: int = 0) -> tuple[np.ndarray, int]:
         return random_games(n_games, self.game.players, 1 if self.game.longest_bonus else 0, self.M, seed)
+
+    def checked_random_games(self, n_games: int, seed: int = 0) -> tuple[np.ndarray, int]:
+        """Random games with every state checked (:func:`check_state`): (failures by code, moves)."""
+        failures = np.zeros(8, dtype=np.int64)
+        moves = random_games_checked(n_games, self.game.players, 1 if self.game.longest_bonus else 0, self.M, seed,
+                                     self.game.max_game_length(), failures)
+        return failures, moves
 
 
 def reference_playout(state: TicketToRideState, seed: int) -> TicketToRideState:
