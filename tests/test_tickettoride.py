@@ -7,6 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from boardlab.agents.registry import make_agent
+from boardlab.arena.play import play_game
 from boardlab.core.errors import IllegalActionError
 from boardlab.core.registry import make
 from boardlab.games.tickettoride import scoring
@@ -559,3 +561,19 @@ def test_after_a_reshuffle_the_redrawn_deck_holds_only_cards_of_the_reshuffled_d
         assert sorted(draw.deck) == sorted(c for c in range(9) for _ in range(left[c]))
         return
     pytest.skip("no reshuffle in these games")
+
+
+# --- the protocol ---------------------------------------------------------------------------
+def test_the_study_preset_conforms(tmp_path):
+    from boardlab.conformance import check_game
+
+    check_game("tickettoride:variant=study,players=3", examples=6, scratch=tmp_path, web=False)
+
+
+def test_determinised_mcts_plays_the_game_through_the_protocol():
+    game = make("tickettoride", players=2)
+    agents = [make_agent("mcts:iterations=30", game), make_agent("ttr-algorithmic", game)]
+    record = play_game(game, agents, seed=4)
+    state = record.replay()
+    assert state.is_terminal()
+    assert agents[0].last_search  # it searched, on redrawn worlds (the game declares hidden information)
