@@ -159,7 +159,10 @@ class TTRAlgorithmicAgent(Agent):
             return self._card(state, plan, second=False)
         if tickets_left:
             return DRAW_TICKETS
-        return PASS
+        # nothing the flowchart asks for can be done (no card left anywhere, no ticket): the study's
+        # player would skip its turn, which the rules allow only when nothing else is; claim instead
+        claim = self._last_claim(state, plan, planner)
+        return PASS if claim is None else claim
 
     def _last_claim(self, state: TicketToRideState, plan: Plan, planner: Planner) -> int | None:
         """Near the end: a goal route if one can be paid, else the route worth most that it can pay for."""

@@ -526,18 +526,7 @@ def decide(S, M, P, p, opts):
     trains = S[K.TRAINS + p]
     near_end = S[K.LAST] >= 0 or others <= ENDGAME or trains <= ENDGAME
     if opts[p, OPT_ENDGAME] == 1 and near_end:
-        if nfit > 0:
-            return _claim_from(M, fitting, nfit, claim_longest)
-        best = -1
-        best_len = 0
-        for link in range(nl):
-            if status[link] != 0:
-                continue
-            a = best_claim(S, M, P, p, link, need, False if ng == 0 else _in(goal, ng, link))
-            if a >= 0:
-                length = P[1][link]
-                if best < 0 or length > best_len:
-                    best, best_len = a, length
+        best = _last_claim(S, M, P, p, status, goal, ng, need, fitting, nfit, claim_longest)
         if best >= 0:
             return best
     if active == 0:
@@ -559,7 +548,26 @@ def decide(S, M, P, p, opts):
         return _card(S, M, P, p, False, active, missing, nmiss, faceup_wanted)
     if tickets_left:
         return DRAW_TICKETS
-    return PASS
+    best = _last_claim(S, M, P, p, status, goal, ng, need, fitting, nfit, claim_longest)
+    return PASS if best < 0 else best
+
+
+@njit(cache=True)
+def _last_claim(S, M, P, p, status, goal, ng, need, fitting, nfit, claim_longest):
+    """A fitting route if one can be paid, else the longest route it can pay for, else -1."""
+    if nfit > 0:
+        return _claim_from(M, fitting, nfit, claim_longest)
+    best = -1
+    best_len = 0
+    for link in range(P[1].shape[0]):
+        if status[link] != 0:
+            continue
+        a = best_claim(S, M, P, p, link, need, False if ng == 0 else _in(goal, ng, link))
+        if a >= 0:
+            length = P[1][link]
+            if best < 0 or length > best_len:
+                best, best_len = a, length
+    return best
 
 
 @njit(cache=True)
