@@ -74,7 +74,7 @@ const STYLE = `
 .ttr-buttons { display: flex; gap: 6px; flex-wrap: wrap; margin-top: 6px; }
 .ttr-pay { position: absolute; background: #fffdf5; color: #222; border: 1px solid #444; border-radius: 8px; padding: 8px; box-shadow: 0 4px 16px #0005; z-index: 5; }
 .ttr-pay button { display: block; width: 100%; margin: 3px 0; text-align: left; }
-.ttr-log { font-size: 12px; max-height: 140px; overflow: auto; margin: 0; padding-left: 18px; }
+.ttr-log { font-size: 12px; max-height: 140px; overflow: auto; margin: 0; padding-left: 38px; }
 .ttr-note { font-size: 13px; margin: 4px 0; }
 `;
 
