@@ -68,3 +68,77 @@ def test_json_output_is_unaffected(tmp_path) -> None:
     save_tree(random_mcts_tree(60, seed=1), tmp_path / "t.tree")
     result = run("tree", "info", tmp_path / "t.tree", "--json")
     assert result.exit_code == 0 and result.stdout.count("\n") == 1 and result.stdout.startswith('{"file": ')
+
+
+# --- 1. duel --records: a file, or a folder that cannot be made
+
+
+def test_duel_records_into_a_file_or_an_impossible_folder_is_one_clear_line(tmp_path) -> None:
+    (tmp_path / "afile").write_text("keep me")
+    fails("duel", "random", "random", "-n", "2", "--records", tmp_path / "afile", message="is a file, not a folder")
+    assert (tmp_path / "afile").read_text() == "keep me"
+    fails("duel", "random", "random", "-n", "2", "--records", tmp_path / "no" / "such", message="does not exist")
+    assert not (tmp_path / "no").exists()
+    if Path("/proc/self").is_dir():  # Linux: no folder can be made in /proc, not even by root
+        fails("duel", "random", "random", "-n", "2", "--records", "/proc/nope", message="/proc/nope")
+
+
+def test_duel_records_makes_the_folder_it_was_given(tmp_path) -> None:
+    result = run("duel", "random", "random", "-n", "2", "--records", tmp_path / "games")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["game-00001.json", "game-00002.json"]
+
+
+# --- 6. an output file's folder must exist: it is never created
+
+
+def test_output_files_in_a_missing_folder_are_refused_before_any_work(tmp_path) -> None:
+    missing = tmp_path / "nonexist"
+    save_tree(random_mcts_tree(30, seed=1), tmp_path / "t.tree")
+    fails("search", "--agent", "mcts:iterations=50", "--save", missing / "x.tree", message=f"folder {missing} does not exist")
+    fails("tree", "convert", tmp_path / "t.tree", missing / "t.csv", message="does not exist")
+    fails("tree", "layout", tmp_path / "t.tree", "-o", missing / "l.csv", message="does not exist")
+    fails("tree", "render", tmp_path / "t.tree", "-o", missing / "w.png", message="does not exist")
+    fails("tournament", "--agents", "random", "random:seed=1", "--games", "2", "--store", missing / "s.sqlite",
+          "--workers", "1", message="does not exist")
+    fails("report", tmp_path / "t.tree", "--out", missing / "deeper", message="does not exist")
+    assert not missing.exists()
+    fails("tree", "convert", tmp_path / "t.tree", tmp_path, message="it is a folder")
+
+
+def test_library_writers_never_create_folders(tmp_path) -> None:
+    import pytest
+
+    from boardlab.core.errors import BoardlabError
+    from boardlab.core.records import write_atomic
+
+    with pytest.raises(BoardlabError, match="does not exist"):
+        write_atomic(tmp_path / "a" / "b.txt", "x")
+    with pytest.raises(BoardlabError, match="does not exist"):
+        save_tree(random_mcts_tree(5, seed=1), tmp_path / "a" / "t.csv")
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- 8. output files get the user's umask, not mkstemp's 0600
+
+
+def test_output_files_are_created_with_the_users_umask(tmp_path) -> None:
+    from boardlab.core.records import write_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "a.txt", "x")
+        save_tree(random_mcts_tree(20, seed=1), tmp_path / "t.tree")
+        assert run("tree", "convert", tmp_path / "t.tree", tmp_path / "t.csv").exit_code == 0
+        assert run("duel", "random", "random", "-n", "1", "--records", tmp_path / "games").exit_code == 0
+        for name in ("a.txt", "t.tree", "t.csv", "games/game-00001.json"):
+            assert (tmp_path / name).stat().st_mode & 0o777 == 0o644, name
+        os.umask(0o077)
+        write_atomic(tmp_path / "private.txt", "x")
+        assert (tmp_path / "private.txt").stat().st_mode & 0o777 == 0o600
+        os.chmod(tmp_path / "a.txt", 0o640)  # a file written over keeps its own permissions
+        write_atomic(tmp_path / "a.txt", "y")
+        assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640 and (tmp_path / "a.txt").read_text() == "y"
+    finally:
+        os.umask(old)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
