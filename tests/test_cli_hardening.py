@@ -103,7 +103,8 @@ def test_output_files_in_a_missing_folder_are_refused_before_any_work(tmp_path) 
           "--workers", "1", message="does not exist")
     fails("report", tmp_path / "t.tree", "--out", missing / "deeper", message="does not exist")
     assert not missing.exists()
-    fails("tree", "convert", tmp_path / "t.tree", tmp_path, message="it is a folder")
+    (tmp_path / "folder.csv").mkdir()
+    fails("tree", "convert", tmp_path / "t.tree", tmp_path / "folder.csv", message="it is a folder")
 
 
 def test_library_writers_never_create_folders(tmp_path) -> None:
@@ -142,3 +143,8 @@ def test_output_files_are_created_with_the_users_umask(tmp_path) -> None:
     finally:
         os.umask(old)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_report_without_a_store_argument_looks_in_the_data_folder(tmp_path) -> None:
+    result = run("report", env={"XDG_DATA_HOME": str(tmp_path)})
+    assert result.exit_code == 2 and result.stderr.startswith(f"error: no results store at {tmp_path}"), result.output

@@ -21,6 +21,7 @@ import numpy as np
 from boardlab.arena import ratings, stats
 from boardlab.arena.store import GameResult, ResultStore
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import output_folder
 from boardlab.core.records import write_atomic
 
 
@@ -262,10 +263,7 @@ def seats_plot(report: dict[str, Any], path: Path) -> None:
 
 def write_report(report: dict[str, Any], games: dict[str, list[GameResult]], out: Path) -> list[Path]:
     """Write report.md and the three PNG plots into ``out``; return the paths written."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BoardlabError(f"cannot create report folder {out}: {exc.strerror}") from None
+    output_folder(out)  # the folder asked for is made, never the folders above it
     images = ["ratings.png", "scores.png", "seats.png"]
     ratings_plot(report, out / images[0])
     scores_plot(report, games, out / images[1])

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.files import check_output_file
 
 SCHEMA_VERSION = 1
 
@@ -122,7 +123,10 @@ class ResultStore:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if path is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)  # the user's data folder
+            elif not self.path.exists():
+                check_output_file(self.path)  # a new store given by name: its folder must exist
             # isolation_level=None: we open transactions ourselves, one per finished game
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from boardlab.cli.app import command, console, err_console, print_json
 from boardlab.core.errors import FormatError, SpecError
+from boardlab.core.files import check_output_file
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
 
@@ -66,6 +67,7 @@ def train_command(
     config = TrainConfig(states=states, epochs=epochs, seed=seed, test_fraction=test_fraction,
                          patience=patience, batch_size=batch_size, lr=lr, schedule=schedule, generator=generator)
     config.check()
+    check_output_file(out, "--out")  # before training: its folder must exist
     with _progress("training", epochs) as progress:
         task = progress.add_task("train", total=epochs, note="")
 

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from boardlab.cli.app import command, console, err_console, print_json
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import check_output_file, check_output_folder
 
 GAME_KEYS = "type ('game'), tournament, index, seed, seats, agents, returns, scores, seconds, done, total"
 SUMMARY_KEYS = (
@@ -121,6 +122,8 @@ def tournament(
         raise BoardlabError(f"unknown option {stray[0]!r}")
     if backend != "ray" and address:
         raise BoardlabError("--address needs --backend ray")
+    if store_path is not None:
+        check_output_file(store_path, "--store")  # a new store's folder must exist (the default one is made)
     config = prepare(game, specs, players, games, fmt, seed)
     workers = workers if workers is not None else default_workers()
     command_line = "boardlab tournament " + shlex.join(
@@ -177,7 +180,7 @@ def report(
     tournament_ids: List[str] = typer.Option(
         [], "--tournament", "-t", help="Tournament id or its first digits; repeat for several; default: the latest."
     ),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.md and the PNG plots; default ./report-<id>."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.md and the PNG plots (made if missing; its parent must exist); default ./report-<id>."),
     thresholds: str = typer.Option("", "--thresholds", help="Score thresholds for 'share above', e.g. 110,120,140."),
     bootstrap: int = typer.Option(400, "--bootstrap", help="Bootstrap resamples for the Elo intervals."),
     json_out: bool = typer.Option(
@@ -189,9 +192,11 @@ def report(
 ) -> None:
     """Print a tournament's tables and write a Markdown report with plots (ratings, score histograms, seats)."""
     from boardlab.arena.report import build_report, write_report
-    from boardlab.arena.store import ResultStore
+    from boardlab.arena.store import ResultStore, default_store_path
 
     limits = _thresholds(thresholds)
+    if out is not None:
+        check_output_folder(out, "--out")
     path = store_path if store_path is not None else default_store_path()
     if not path.exists():
         raise BoardlabError(f"no results store at {path}")

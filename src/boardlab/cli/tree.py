@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from boardlab.cli.app import JSON_HELP, command, command_group, console, print_json
+from boardlab.core.files import check_output_file
 
 tree_app = command_group("tree", "Search-tree files (.tree binary, .csv): info, convert, layout, diff, render.")
 
@@ -69,7 +70,8 @@ def convert(
 ) -> None:
     from boardlab.trees.io import load_tree, save_tree, tree_format
 
-    tree_format(target)  # refuse a bad extension before reading a large file
+    tree_format(target)  # refuse a bad extension or a missing folder before reading a large file
+    check_output_file(target)
     tree = load_tree(source)
     save_tree(tree, target)
     if json:
@@ -92,6 +94,7 @@ def layout(
     from boardlab.trees.io import load_tree
     from boardlab.trees.layout import cut, tidy_layout
 
+    check_output_file(output, "-o")
     tree, kept = cut(load_tree(file), max_depth=max_depth, min_visits=min_visits)
     x, y = tidy_layout(tree, separation=separation, level_height=level_height)
     depth = tree.depth()
@@ -145,6 +148,7 @@ def render(
 
     if output.suffix.lower() != ".png":
         raise BoardlabError(f"{output}: the output of tree render is a .png file")
+    check_output_file(output, "-o")
     tree = load_tree(file)
     changes = diff(load_tree(diff_with), tree) if diff_with else None
     try:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
+import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.files import check_output_file
 from boardlab.core.game import State
 from boardlab.core.registry import make
 
@@ -115,17 +117,51 @@ def write_atomic(path: Path, data: str | bytes) -> None:
 def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[Any]) -> None:
     """Stream ``chunks`` (bytes or numpy buffers) into a temporary file beside ``path``,
     then rename it over ``path``: an error midway (a full disk, a failure while
-    encoding the next chunk) leaves the old file untouched."""
+    encoding the next chunk) leaves the old file untouched and no temporary file.
+
+    The folder must exist: it is never created here (see
+    :mod:`boardlab.core.files`). A new file gets the permissions the user's umask
+    gives (0644 under umask 022), as ``open()`` would; a file written over keeps
+    its own. Failures of the file system are a :class:`BoardlabError` naming the file.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    if not path.parent.is_dir():
+        check_output_file(path)  # raises the clear error: the folder is missing or is a file
     try:
-        with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        mode = stat.S_IMODE(os.stat(path).st_mode) & 0o777
+    except OSError:
+        mode = None
+    fd, tmp = _create_temporary(path)
+    try:
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            with os.fdopen(fd, "wb") as handle:
+                for chunk in chunks:
+                    handle.write(chunk)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise BoardlabError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    """A new file ``.NAME.XXXXXXXX.tmp`` beside ``path``, opened for writing.
+
+    Like :func:`tempfile.mkstemp` but created with mode 0666, so the kernel
+    applies the user's umask (mkstemp's 0600 would make every output private).
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise BoardlabError(f"cannot write {path}: {exc.strerror or exc}") from None
+    raise BoardlabError(f"cannot write {path}: no free temporary name in {path.parent}")

@@ -571,6 +571,7 @@ def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learne
                 )
             learner.save(run.checkpoint)
             if learner.games_played % cfg.saving_rate == 0:
+                (run.path / "snapshots").mkdir(exist_ok=True)  # the run's own folder, made as it is needed
                 learner.save(run.path / "snapshots" / f"games-{learner.games_played}.pt")
     return learner
 
