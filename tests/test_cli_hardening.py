@@ -148,3 +148,61 @@ def test_output_files_are_created_with_the_users_umask(tmp_path) -> None:
 def test_report_without_a_store_argument_looks_in_the_data_folder(tmp_path) -> None:
     result = run("report", env={"XDG_DATA_HOME": str(tmp_path)})
     assert result.exit_code == 2 and result.stderr.startswith(f"error: no results store at {tmp_path}"), result.output
+
+
+# --- 4. a file of binary garbage where JSON is expected
+
+
+def test_binary_garbage_as_a_record_or_a_training_config_is_one_clear_line(tmp_path) -> None:
+    import pytest
+
+    from boardlab.core.errors import FormatError
+    from boardlab.core.records import GameRecord
+    from boardlab.nn.qlearning import load_config
+
+    bad = tmp_path / "r.json"
+    bad.write_bytes(b"\x00\xff\xfe")
+    fails("replay", bad, message=f"{bad}: byte 1: not UTF-8 text")
+    with pytest.raises(FormatError, match="r.json: byte 1: not UTF-8"):
+        GameRecord.load(bad)
+    with pytest.raises(FormatError, match="r.json: byte 1: not UTF-8"):
+        load_config(bad)
+    fails("rl", "train", bad, "--runs-dir", tmp_path / "runs", message=f"{bad}: byte 1: not UTF-8 text")
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+# --- 6. replay checks a record's moves against its actions
+
+
+def _record(tmp_path):
+    import json
+
+    result = run("duel", "random", "random", "-n", "1", "--records", tmp_path / "games")
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "games" / "game-00001.json"
+    return path, json.loads(path.read_text())
+
+
+def test_replay_reports_the_first_move_that_contradicts_the_actions(tmp_path) -> None:
+    import json
+
+    path, data = _record(tmp_path)
+    assert "(checked)" in run("replay", path).stdout
+    data["moves"][3] = str(int(data["moves"][3]) % 7 + 1)
+    path.write_text(json.dumps(data))
+    fails("replay", path, message=f"{path}: move 4: the record's moves say {data['moves'][3]!r} but its action")
+    data["moves"] = data["moves"][:-1]
+    path.write_text(json.dumps(data))
+    fails("replay", path, message="moves")
+
+
+def test_replay_of_a_record_with_too_few_agents_or_nan_returns_is_one_clear_line(tmp_path) -> None:
+    import json
+
+    path, data = _record(tmp_path)
+    path.write_text(json.dumps({**data, "agents": ["random"]}))
+    fails("replay", path, message="1 agents for a game of 2 players")
+    path.write_text(json.dumps({**data, "returns": [float("nan"), 1.0]}))
+    fails("replay", path, message="NaN")
+    path.write_text(json.dumps({**data, "actions": [True, *data["actions"][1:]]}))
+    fails("replay", path, message="'actions' must be a list of integers")
