@@ -44,6 +44,7 @@ import numpy as np
 import torch
 
 from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.files import read_json
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.nn.c4_qnet import ENCODINGS, QNet, is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
@@ -213,16 +214,8 @@ def config_from_dict(data: Any, where: str = "config") -> QConfig:
 
 
 def load_config(path: str | Path) -> QConfig:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BoardlabError(f"cannot read config {path}: {exc.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    return config_from_dict(data, str(path))
+    """Read and check a training config; every problem is a :class:`BoardlabError` naming the file."""
+    return config_from_dict(read_json(path, "training config"), str(path))
 
 
 # --- targets -------------------------------------------------------------------
