@@ -206,3 +206,40 @@ def test_replay_of_a_record_with_too_few_agents_or_nan_returns_is_one_clear_line
     fails("replay", path, message="NaN")
     path.write_text(json.dumps({**data, "actions": [True, *data["actions"][1:]]}))
     fails("replay", path, message="'actions' must be a list of integers")
+
+
+# --- 2. and 5. every numeric option of tree layout and tree render is checked
+
+
+def test_tree_layout_refuses_bad_numbers_and_writes_nothing(tmp_path) -> None:
+    save_tree(random_mcts_tree(40, seed=1), tmp_path / "c4.tree")
+    out = tmp_path / "l.csv"
+    for option, value, message in [
+        ("--separation", "0", "--separation must be a positive number"),
+        ("--separation", "-1", "--separation must be a positive number"),
+        ("--separation", "inf", "--separation must be a positive number"),
+        ("--level-height", "nan", "--level-height must be a positive number"),
+        ("--level-height", "-inf", "--level-height must be a positive number"),
+        ("--max-depth", "-1", "--max-depth must be 0 or more"),
+        ("--min-visits", "-5", "--min-visits must be 0 or more"),
+    ]:
+        fails("tree", "layout", tmp_path / "c4.tree", "-o", out, option, value, message=message)
+        assert not out.exists()
+    assert run("tree", "layout", tmp_path / "c4.tree", "-o", out, "--level-height", "2.5").exit_code == 0
+    assert "nan" not in out.read_text().lower()
+
+
+def test_tree_render_bounds_the_picture_and_refuses_negative_depths(tmp_path) -> None:
+    save_tree(random_mcts_tree(40, seed=1), tmp_path / "c4.tree")
+    out = tmp_path / "w.png"
+    for args, message in [
+        (("--width", "100000"), "at most 20,000 pixels"),
+        (("--width", "20000", "--height", "20000"), "at most 100,000,000 pixels"),
+        (("--width", "199"), "at least 200 pixels"),
+        (("--height", "0"), "--height must be"),
+        (("--max-depth", "-1"), "--max-depth must be 0 or more"),
+        (("--min-visits", "-1"), "--min-visits must be 0 or more"),
+    ]:
+        fails("tree", "render", tmp_path / "c4.tree", "-o", out, *args, message=message)
+        assert not out.exists()
+    assert run("tree", "render", tmp_path / "c4.tree", "-o", out, "--width", "400", "--max-depth", "0").exit_code == 0
