@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
 from typing import Any, Callable
 
@@ -111,6 +112,20 @@ def command_group(name: str, help: str) -> typer.Typer:
     group = typer.Typer(name=name, help=help, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
     app.add_typer(group, name=name)
     return group
+
+
+def positive_number(value: float, option: str) -> float:
+    """``value`` if it is a finite number above 0, else a clear error naming ``option``."""
+    if not (math.isfinite(value) and value > 0):
+        raise BoardlabError(f"{option} must be a positive number, not {value:g}")
+    return value
+
+
+def at_least(value: int | None, low: int, option: str) -> int | None:
+    """``value`` (or None) if it is at least ``low``, else a clear error naming ``option``."""
+    if value is not None and value < low:
+        raise BoardlabError(f"{option} must be {low} or more, not {value}")
+    return value
 
 
 def print_json(data: Any) -> None:
