@@ -243,3 +243,47 @@ def test_tree_render_bounds_the_picture_and_refuses_negative_depths(tmp_path) ->
         fails("tree", "render", tmp_path / "c4.tree", "-o", out, *args, message=message)
         assert not out.exists()
     assert run("tree", "render", tmp_path / "c4.tree", "-o", out, "--width", "400", "--max-depth", "0").exit_code == 0
+
+
+# --- 3. a tiny tournament's report: every interval contains its estimate, and the plots draw
+
+
+def test_report_of_a_two_game_tournament_draws_its_plots(tmp_path) -> None:
+    store = tmp_path / "s.sqlite"
+    played = run("tournament", "--agents", "random", "mcts:iterations=50", "--games", "2", "--store", store, "--workers", "1")
+    assert played.exit_code == 0, played.output
+    result = run("report", store, "--out", tmp_path / "report", "--json")
+    assert result.exit_code == 0, (result.output, result.exception)
+    import json
+
+    section = json.loads(result.stdout)["tournaments"][0]
+    for rating in section["ratings"]["ratings"]:
+        assert rating["low"] <= rating["elo"] <= rating["high"], rating
+    for row in section["agent_table"] + section["seat_table"]:
+        assert row["win_low"] <= row["win_rate"] <= row["win_high"], row
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["ratings.png", "report.md", "scores.png", "seats.png"]
+
+
+def test_elo_and_wilson_intervals_always_contain_their_estimates() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from boardlab.arena import stats
+    from boardlab.arena.ratings import bradley_terry
+
+    games = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.sampled_from([0.0, 0.5, 1.0])), min_size=1, max_size=6)
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(games, st.integers(0, 3))
+    def check(rows, seed) -> None:
+        rows = [(a, b, s) for a, b, s in rows if a != b] or [(0, 1, 1.0)]
+        fit = bradley_terry(*zip(*rows), names=["a", "b", "c"], bootstrap=40, seed=seed)
+        for rating in fit.ratings:
+            assert rating.low <= rating.elo <= rating.high
+        assert fit.first_seat[1] <= fit.first_seat[0] <= fit.first_seat[2]
+
+    check()
+    for n in range(1, 40):
+        for k in range(n + 1):
+            low, high = stats.wilson(k, n)
+            assert 0.0 <= low <= k / n <= high <= 1.0, (k, n)
