@@ -31,7 +31,8 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # the interval contains p exactly; rounding could leave p = 0 a hair below centre - half
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
