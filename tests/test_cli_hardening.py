@@ -287,3 +287,34 @@ def test_elo_and_wilson_intervals_always_contain_their_estimates() -> None:
         for k in range(n + 1):
             low, high = stats.wilson(k, n)
             assert 0.0 <= low <= k / n <= high <= 1.0, (k, n)
+
+
+# --- 7. two copies of one tournament on one store: each counts what it played itself
+
+
+def test_a_tournament_counts_the_games_it_played_when_another_process_stored_them_first(tmp_path, monkeypatch) -> None:
+    import json
+
+    from boardlab.arena.store import ResultStore
+
+    store = tmp_path / "s.sqlite"
+    args = ["tournament", "--agents", "random", "random:seed=1", "random:seed=2", "--games", "4", "--store", store,
+            "--workers", "1", "--json"]
+    first = run(*args)
+    assert first.exit_code == 0, first.output
+    summary = json.loads(first.stdout.splitlines()[-1])
+    assert (summary["already_stored"], summary["played"], summary["stored_by_others"]) == (0, 12, 0)
+    # the second copy started before the first stored anything: it plays every game, and finds each stored
+    monkeypatch.setattr(ResultStore, "finished_indices", lambda self, tid: set())
+    second = run(*args)
+    assert second.exit_code == 0, second.output
+    lines = [json.loads(line) for line in second.stdout.splitlines()]
+    games, summary = lines[:-1], lines[-1]
+    assert len(games) == 12 and not any(g["stored"] for g in games)
+    assert (summary["already_stored"], summary["played"], summary["stored_by_others"]) == (0, 12, 12)
+    assert summary["agent_table"][0]["games"] == 8  # the store holds each game once
+    text = run(*args[:-1])
+    assert text.exit_code == 0, text.output
+    assert text.stdout.splitlines()[0] == (
+        "played 12 games, all 12 already stored by another process running this tournament; 0 were stored before it started"
+    )
