@@ -315,6 +315,29 @@ def test_a_tournament_counts_the_games_it_played_when_another_process_stored_the
     assert summary["agent_table"][0]["games"] == 8  # the store holds each game once
     text = run(*args[:-1])
     assert text.exit_code == 0, text.output
-    assert text.stdout.splitlines()[0] == (
-        "played 12 games, all 12 already stored by another process running this tournament; 0 were stored before it started"
+    assert text.stdout.splitlines()[0].startswith(
+        "played 12 games (0 already stored when it started; another process running this tournament stored "
+        "all 12 of them first, so this run stored none)"
     )
+
+
+def test_two_copies_of_one_tournament_at_once_store_every_game_once_and_account_for_all(tmp_path) -> None:
+    import json
+    import sqlite3
+
+    store = tmp_path / "s.sqlite"
+    args = [sys.executable, "-m", "boardlab", "tournament", "--agents", "random", "random:seed=1", "random:seed=2",
+            "--games", "10", "--store", str(store), "--workers", "1", "--json"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    copies = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [copy.communicate(timeout=120) for copy in copies]
+    assert [copy.returncode for copy in copies] == [0, 0], outputs
+    summaries = [json.loads(out.splitlines()[-1]) for out, _ in outputs]
+    # however the two interleaved: each game is stored once, by exactly one of them
+    assert sum(s["played"] - s["stored_by_others"] for s in summaries) == 30
+    for (out, _), summary in zip(outputs, summaries):
+        games = [json.loads(line) for line in out.splitlines()[:-1]]
+        assert len(games) == summary["played"] == 30 - summary["already_stored"]
+        assert sum(not g["stored"] for g in games) == summary["stored_by_others"]
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT COUNT(*), COUNT(DISTINCT game_index) FROM games").fetchone() == (30, 30)

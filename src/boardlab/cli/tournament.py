@@ -16,10 +16,14 @@ from boardlab.cli.app import command, console, err_console, print_json
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import check_output_file, check_output_folder
 
-GAME_KEYS = "type ('game'), tournament, index, seed, seats, agents, returns, scores, seconds, done, total"
+GAME_KEYS = (
+    "type ('game'), tournament, index, seed, seats, agents, returns, scores, seconds, done, total, "
+    "stored (false when another process running this tournament stored the game first)"
+)
 SUMMARY_KEYS = (
     "type ('summary'), tournament, store, config {game, agents, players, games, format, seed}, total_games, "
-    "already_stored, played, seconds, games_per_second, agent_table [{agent, games, wins, draws, losses, win_rate, "
+    "already_stored (when it started), played (by this process), stored_by_others (of those played, the games another "
+    "process running this tournament stored first), seconds, games_per_second, agent_table [{agent, games, wins, draws, losses, win_rate, "
     "win_low, win_high, mean_rank, rank_low, rank_high}], rating_model ('elo' or 'openskill'), ratings "
     "(elo: {model, ratings [{agent, elo, low, high, games}], first_seat_advantage {elo, low, high}, bootstrap}; "
     "openskill: {model, ratings [{agent, mu, sigma, low, high, ordinal, games}]})"
@@ -145,10 +149,10 @@ def tournament(
                 progress.update(task, completed=update.done)
                 if json_out:
                     print_json({"type": "game", "tournament": tid, **update.result.to_dict(),
-                                "done": update.done, "total": update.total})
+                                "done": update.done, "total": update.total, "stored": update.stored})
 
             try:
-                already, played = play_missing(config, store, command_line, workers, backend, address, on_game)
+                already, played, others = play_missing(config, store, command_line, workers, backend, address, on_game)
             except KeyboardInterrupt:
                 stored = len(store.finished_indices(tid))
                 err_console.print(
@@ -156,21 +160,29 @@ def tournament(
                     "run the same command again to play the rest"
                 )
                 raise typer.Exit(130) from None
-            progress.update(task, completed=already + played)
+            progress.update(task, completed=min(total, already + played))
         seconds = time.perf_counter() - start
         info = store.tournament(tid)
         section = tournament_section(info, store.games(tid), bootstrap=200)
     if json_out:
         print_json({
             "type": "summary", "tournament": tid, "store": str(store.path), "config": config.to_dict(),
-            "total_games": total, "already_stored": already, "played": played, "seconds": seconds,
+            "total_games": total, "already_stored": already, "played": played, "stored_by_others": others, "seconds": seconds,
             "games_per_second": played / seconds if seconds > 0 else None,
             "agent_table": section["agent_table"], "rating_model": section.get("rating_model"),
             "ratings": section.get("ratings"),
         })
         return
     rate = f", {played / seconds:.1f} games/s" if played and seconds > 0 else ""
-    console.print(f"played {played} games ({already} already stored){rate}; store {store.path}")
+    if others:
+        stored_here = played - others
+        which = f"all {others} of them" if others == played else f"{others} of them"
+        console.print(
+            f"played {played} games ({already} already stored when it started; another process running this tournament "
+            f"stored {which} first, so this run stored {stored_here or 'none'}){rate}; store {store.path}"
+        )
+    else:
+        console.print(f"played {played} games ({already} already stored){rate}; store {store.path}")
     _print_tables({**section, "score_table": []}, [])  # scores: see boardlab report
 
 
