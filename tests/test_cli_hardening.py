@@ -341,3 +341,99 @@ def test_two_copies_of_one_tournament_at_once_store_every_game_once_and_account_
         assert sum(not g["stored"] for g in games) == summary["stored_by_others"]
     with sqlite3.connect(store) as db:
         assert db.execute("SELECT COUNT(*), COUNT(DISTINCT game_index) FROM games").fetchone() == (30, 30)
+
+
+# --- 6. solve reads positions as search does; float options are finite; tree files are checked
+
+
+def test_solve_accepts_every_notation_search_accepts() -> None:
+    import json
+
+    answers = []
+    for position in ("445", "4 4 5", "4,4,5", " 4, 4 ,5 "):
+        result = run("solve", "--position", position, "--json")
+        assert result.exit_code == 0, (position, result.output)
+        data = json.loads(result.stdout)
+        answers.append((data["score"], data["moves"]))
+    assert answers == [answers[0]] * 4
+    fails("solve", "--position", "4 44 5", message="'44'")
+
+
+def test_float_options_of_game_and_agent_specs_must_be_finite() -> None:
+    import math
+
+    import pytest
+
+    from boardlab.agents.registry import make_agent
+    from boardlab.core.errors import SpecError
+    from boardlab.core.params import Option, resolve_options
+    from boardlab.core.registry import make
+
+    game = make("connect4")
+    for spec in ("mcts:c=inf", "mcts:c=nan", "mcts:c=1e999", "mcts:time=inf", "mcts:time=-inf", "mcts:c=-nan"):
+        with pytest.raises(SpecError, match="must be a finite number"):
+            make_agent(spec, game)
+    fails("duel", "mcts:c=inf,iterations=5", "random", "-n", "1", message="option c=inf must be a finite number")
+    options = {"c": Option("c", float, 1.0, "a number")}
+    with pytest.raises(SpecError, match="finite"):
+        resolve_options("agent x", options, {"c": float("nan")})  # a value from JSON, not from text
+    anything = {"t": Option("t", float, 1.0, "may be infinite", finite=False)}
+    assert resolve_options("agent x", anything, {"t": "inf"})["t"] == math.inf
+
+
+def _binary_tree(mean: float, grandchild_visits: int) -> bytes:
+    import struct
+
+    def text(s: str) -> bytes:
+        return struct.pack("<i", len(s)) + s.encode()
+
+    root = text("r") + struct.pack("<i", 1)
+    child = text("a") + struct.pack("<iid", 3, 1, mean) + text("s") + struct.pack("<i", 1)
+    grandchild = text("b") + struct.pack("<iid", grandchild_visits, 0, 0.5) + text("t") + struct.pack("<i", 0)
+    return root + child + grandchild
+
+
+def test_tree_files_with_non_finite_payouts_or_children_visited_more_than_their_parent_are_refused(tmp_path) -> None:
+    import pytest
+
+    from boardlab.core.errors import FormatError
+    from boardlab.trees.io import load_tree
+
+    cases = {
+        "nan.csv": (b',10,0,0.0,root,2\na,4,1,nan,"two\nlines",0\nb,5,2,0.5,s2,0\n',
+                    "line 2: field 4 (mean_payout) 'nan' is not a finite number"),
+        "inf.csv": (b",10,0,0.0,root,2\na,4,1,0.5,s1,0\nb,5,2,1e999,s2,0\n",
+                    "line 3: field 4 (mean_payout) '1e999' is not a finite number"),
+        "above.csv": (b',10,0,0.0,root,1\na,4,1,0.5,"x\n\ny",1\nb,5,2,0.5,s2,0\n',
+                      "line 5: field 2 (visits) '5' is more than its parent's 4 visits"),
+        "nan.tree": (_binary_tree(float("nan"), 2), "byte 22: mean payout nan is not a finite number"),
+        "above.tree": (_binary_tree(0.5, 4), "byte 44: visit count 4 is more than its parent's 3"),
+    }
+    assert load_tree(_write(tmp_path / "ok.tree", _binary_tree(0.5, 3))).visits.tolist() == [3, 3, 3]
+    for name, (data, message) in cases.items():
+        path = _write(tmp_path / name, data)
+        with pytest.raises(FormatError) as info:
+            load_tree(path)
+        assert str(info.value) == f"{path}: {message}"
+        fails("tree", "info", path, message=message)
+
+
+def _write(path, data: bytes):
+    path.write_bytes(data)
+    return path
+
+
+def test_tree_writers_refuse_what_the_readers_refuse(tmp_path) -> None:
+    import pytest
+
+    from boardlab.core.errors import FormatError
+    from boardlab.trees.model import Tree
+
+    nan = Tree.from_parents([-1, 0], ["", "a"], [2, 1], [0, 0], [0.0, float("nan")], ["r", "s"])
+    above = Tree.from_parents([-1, 0, 1], ["", "a", "b"], [5, 2, 3], [0, 0, 0], [0.0] * 3, ["r", "s", "t"])
+    for tree, message in ((nan, "node 1: mean payout nan is not a finite number"),
+                          (above, "node 2: 3 visits, more than its parent's 2")):
+        for name in ("t.tree", "t.csv"):
+            with pytest.raises(FormatError, match=message):
+                save_tree(tree, tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
