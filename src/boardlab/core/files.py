@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,9 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
         raise FormatError(f"{path}: byte {exc.start}: not UTF-8 text (is this a {what}?)") from None
 
 
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -56,13 +60,16 @@ def parse_json(text: str | bytes, where: str, allow_nan: bool = False) -> Any:
     ``allow_nan``; so are documents nested too deeply for Python to read.
     """
     try:
-        if allow_nan:
-            return json.loads(text)
-        return json.loads(text, parse_constant=_no_constants)
+        data = json.loads(text) if allow_nan else json.loads(text, parse_constant=_no_constants)
+        if _SURROGATE.search(text if isinstance(text, str) else text.decode("utf-8", "replace")):
+            json.dumps(data, ensure_ascii=False).encode("utf-8")  # a lone surrogate \\ud800 is no character
+        return data
     except json.JSONDecodeError as exc:
         raise FormatError(f"{where}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except RecursionError:
         raise FormatError(f"{where}: JSON nested too deeply") from None
+    except UnicodeEncodeError:
+        raise FormatError(f"{where}: a string holds a lone surrogate escape (\\ud800-\\udfff), which is no character") from None
     except (ValueError, TypeError) as exc:  # a NaN, an integer of thousands of digits, bytes not UTF-8
         raise FormatError(f"{where}: not valid JSON ({str(exc)[:200]})") from None
 
