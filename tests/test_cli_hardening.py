@@ -437,3 +437,16 @@ def test_tree_writers_refuse_what_the_readers_refuse(tmp_path) -> None:
             with pytest.raises(FormatError, match=message):
                 save_tree(tree, tmp_path / name)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_evaluate_with_a_damaged_metrics_file_beside_the_model_is_one_clear_line(tmp_path) -> None:
+    import shutil
+    from importlib import resources
+
+    model = tmp_path / "nothanks.pt"
+    shutil.copyfile(resources.files("boardlab.models").joinpath("nothanks.pt"), model)
+    (tmp_path / "nothanks.metrics.json").write_bytes(b"\x00\xff\xfe")
+    fails("evaluate", model, "--states", "5", message=f"{tmp_path / 'nothanks.metrics.json'}: byte 1: not UTF-8")
+    (tmp_path / "nothanks.metrics.json").write_text('{"history": {"train_loss": [NaN], "validation_loss": [1]}}')
+    fails("evaluate", model, "--states", "5", message="NaN")
+    assert not (tmp_path / "nothanks.curve.png").exists()

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from boardlab.cli.app import command, console, err_console, print_json
-from boardlab.core.errors import FormatError, SpecError
+from boardlab.core.errors import SpecError
 from boardlab.core.files import check_output_file
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
@@ -116,7 +116,7 @@ def evaluate_command(
 ) -> None:
     """Agreement with the expert (TAKE/PASS at 0.5), MSE and confusion on fresh states; draws the learning curve."""
     from boardlab.games.nothanks_expert import generate_states
-    from boardlab.nn.nothanks_net import evaluate_model, load_checkpoint
+    from boardlab.nn.nothanks_net import evaluate_model, load_checkpoint, read_metrics
 
     if states < 1:
         raise SpecError(f"--states must be positive, not {states}")
@@ -128,11 +128,7 @@ def evaluate_command(
     if metrics_file.is_file():
         from boardlab.experiments.nothanks import plot_learning_curve
 
-        try:
-            metrics = json.loads(metrics_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"{metrics_file}: not JSON (line {exc.lineno}: {exc.msg})") from None
-        curve = str(plot_learning_curve(metrics, sidecar(model, "curve.png")))
+        curve = str(plot_learning_curve(read_metrics(metrics_file), sidecar(model, "curve.png")))
     result = {"model": str(model), "states": states, "seed": seed, **{k: report[k] for k in ("agreement", "mse", "confusion")}, "curve": curve}
     if json_out:
         print_json(result)
