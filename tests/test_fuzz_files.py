@@ -379,7 +379,7 @@ def _load_book(path: Path):
 
     book = OpeningBook.load(path)
     for key, (score, best) in book.entries.items():
-        assert 0 < key < 2**64 and -18 <= score <= 18 and 0 <= best < 128
+        assert 0 <= key < 2**49 and -18 <= score <= 18 and 0 <= best < 128
     return book
 
 
