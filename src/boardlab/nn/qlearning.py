@@ -37,6 +37,7 @@ import json
 import math
 import random
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -462,7 +463,9 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise BoardlabError(f"no checkpoint at {path}")
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns about foreign pickle protocols; the error below says it
+            warnings.simplefilter("ignore")
+            data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many kinds for damaged files
         # torch's own message suggests weights_only=False: never for a file we did not check
         raise FormatError(
