@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shlex
 import time
 from pathlib import Path
@@ -58,11 +59,17 @@ def _print_tables(section: dict[str, Any], thresholds: list[float]) -> None:
         console.print(f"first-seat advantage: {adv['elo']:.0f} Elo (95 %: {adv['low']:.0f} – {adv['high']:.0f})")
 
 
+MAX_BOOTSTRAP = 100_000
+
+
 def _thresholds(text: str) -> list[float]:
     try:
-        return [float(part) for part in text.split(",") if part.strip()]
+        values = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise BoardlabError(f"--thresholds must be numbers separated by commas, not {text!r}") from None
+    if not all(math.isfinite(v) for v in values):
+        raise BoardlabError(f"--thresholds must be finite numbers, not {text!r}")
+    return values
 
 
 @command(
@@ -194,7 +201,7 @@ def report(
     ),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.md and the PNG plots (made if missing; its parent must exist); default ./report-<id>."),
     thresholds: str = typer.Option("", "--thresholds", help="Score thresholds for 'share above', e.g. 110,120,140."),
-    bootstrap: int = typer.Option(400, "--bootstrap", help="Bootstrap resamples for the Elo intervals."),
+    bootstrap: int = typer.Option(400, "--bootstrap", help="Bootstrap resamples for the Elo intervals (0 to 100,000)."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: store, thresholds, files, tournaments [{id, game, players, format, seed, agents, "
@@ -212,8 +219,8 @@ def report(
     path = store_path if store_path is not None else default_store_path()
     if not path.exists():
         raise BoardlabError(f"no results store at {path}")
-    if bootstrap < 0:
-        raise BoardlabError("--bootstrap must be 0 or more")
+    if not 0 <= bootstrap <= MAX_BOOTSTRAP:
+        raise BoardlabError(f"--bootstrap must be between 0 and {MAX_BOOTSTRAP:,}, not {bootstrap}")
     with ResultStore(path) as store:
         data, games = build_report(store, tournament_ids or [None], limits, bootstrap)
     folder = out if out is not None else Path(f"report-{data['tournaments'][0]['id']}")
