@@ -459,3 +459,24 @@ def test_report_refuses_thresholds_that_are_not_finite_and_endless_bootstraps(tm
     fails("report", store, "--thresholds", "inf", message="--thresholds must be finite numbers")
     fails("report", store, "--bootstrap", "100000000", message="--bootstrap must be between 0 and 100,000")
     assert not list(tmp_path.glob("report-*"))
+
+
+def test_training_refuses_to_stop_before_the_first_game(tmp_path) -> None:
+    import json
+
+    import pytest
+
+    from boardlab.core.errors import BoardlabError
+    from boardlab.nn.qlearning import new_run, train_run
+
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({
+        "board": {"rows": 4, "cols": 5}, "needed_to_win": 3, "games_to_play": 2, "saving_rate": 1,
+        "learning_rate": 0.05, "discount_factor": 1, "estimated_optimal_future_value": "mean",
+        "boltzmann_temperature": 1, "rewards": {"win": 2, "loss": -2, "tie": 0, "each_move": -0.01},
+        "neural_storage": {"hidden_neurons": 4},
+    }))
+    run_, _ = new_run(config, tmp_path / "runs")
+    for stop in (0, -3):
+        with pytest.raises(BoardlabError, match="stop after at least 1 game"):
+            train_run(run_, stop_after=stop)
