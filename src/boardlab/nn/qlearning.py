@@ -590,6 +590,8 @@ def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learne
     would, but at a checkpoint). A checkpoint is written every ``saving_rate``
     games and at the end.
     """
+    if stop_after is not None and stop_after < 1:
+        raise BoardlabError(f"a run can only stop after at least 1 game, not after {stop_after}")
     torch.set_num_threads(1)  # tiny networks: threads cost more than they give, and the sums keep one order
     if run.checkpoint.exists():
         learner = Learner.load(run.checkpoint)
