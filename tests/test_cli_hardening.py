@@ -480,3 +480,10 @@ def test_training_refuses_to_stop_before_the_first_game(tmp_path) -> None:
     for stop in (0, -3):
         with pytest.raises(BoardlabError, match="stop after at least 1 game"):
             train_run(run_, stop_after=stop)
+
+
+def test_positions_and_grading_files_of_binary_garbage_are_one_clear_line(tmp_path) -> None:
+    bad = tmp_path / "p.txt"
+    bad.write_bytes(b"4453 \xff\xfe\n")
+    fails("solve", "--positions", bad, message=f"{bad}: byte 5: not UTF-8 text")
+    fails("grade", "random", "--positions", bad, message=f"{bad}: byte 5: not UTF-8 text")
