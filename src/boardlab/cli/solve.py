@@ -11,6 +11,7 @@ from rich.table import Table
 
 from boardlab.cli.app import command, console, err_console, print_json
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import read_text
 
 
 def _describe(score: int, stones: int) -> str:
@@ -80,7 +81,7 @@ def solve(
 
     if not positions.exists():
         raise BoardlabError(f"positions file {positions} does not exist")
-    lines = read_positions(positions.read_text().splitlines(), str(positions))
+    lines = read_positions(read_text(positions, "positions file").splitlines(), str(positions))
     total_seconds = total_nodes = mismatches = checked = 0
     with _progress("solve", len(lines)) as progress:
         task = progress.add_task("solve", total=len(lines))
