@@ -194,9 +194,9 @@ def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[Any]) -> None:
     fd, tmp = _create_temporary(path)
     try:
         try:
-            if mode is not None:
-                os.fchmod(fd, mode)
             with os.fdopen(fd, "wb") as handle:
+                if mode is not None:
+                    os.fchmod(handle.fileno(), mode)
                 for chunk in chunks:
                     handle.write(chunk)
                 handle.flush()
