@@ -505,3 +505,24 @@ def test_a_foreign_sqlite_file_is_refused_and_left_untouched(schema: str) -> Non
         result = runner.invoke(app, ["report", str(path), "--out", str(Path(folder) / "report")])
         assert result.exit_code == 2 and result.stderr.startswith(f"error: {path}"), result.output
         assert not (Path(folder) / "report").exists()
+
+
+# --- no reader unpickles ----------------------------------------------------------------------------------
+
+
+def test_every_torch_load_is_weights_only_and_every_np_load_refuses_pickles() -> None:
+    import ast
+
+    import boardlab
+
+    calls = []
+    for source in Path(boardlab.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text("utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "load"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "np", "numpy")):
+                keywords = {k.arg: k.value for k in node.keywords}
+                required = "weights_only" if node.func.value.id == "torch" else "allow_pickle"
+                value = keywords.get(required)
+                safe = isinstance(value, ast.Constant) and value.value is (required == "weights_only")
+                calls.append((f"{source.name}:{node.lineno}", safe))
+    assert calls and all(safe for _, safe in calls), calls
