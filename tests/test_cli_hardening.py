@@ -455,10 +455,11 @@ def test_evaluate_with_a_damaged_metrics_file_beside_the_model_is_one_clear_line
 def test_report_refuses_thresholds_that_are_not_finite_and_endless_bootstraps(tmp_path) -> None:
     store = tmp_path / "s.sqlite"
     assert run("tournament", "--agents", "random", "random:seed=1", "--games", "2", "--store", store, "--workers", "1").exit_code == 0
-    fails("report", store, "--thresholds", "110,nan", message="--thresholds must be finite numbers")
-    fails("report", store, "--thresholds", "inf", message="--thresholds must be finite numbers")
-    fails("report", store, "--bootstrap", "100000000", message="--bootstrap must be between 0 and 100,000")
-    assert not list(tmp_path.glob("report-*"))
+    out = tmp_path / "report"
+    fails("report", store, "--out", out, "--thresholds", "110,nan", message="--thresholds must be finite numbers")
+    fails("report", store, "--out", out, "--thresholds", "inf", message="--thresholds must be finite numbers")
+    fails("report", store, "--out", out, "--bootstrap", "100000000", message="--bootstrap must be between 0 and 100,000")
+    assert not out.exists()
 
 
 def test_training_refuses_to_stop_before_the_first_game(tmp_path) -> None:

@@ -147,11 +147,9 @@ class GameRecord:
         game = make(self.game, **self.params)
         if len(self.agents) != game.num_players():
             raise FormatError(f"the record names {len(self.agents)} agents for a game of {game.num_players()} players")
-        if self.moves and len(self.moves) != len(self.actions):
-            raise FormatError(f"the record has {len(self.actions)} actions but {len(self.moves)} moves")
         state = game.new_initial_state(self.seed)
         for index, action in enumerate(self.actions):
-            before = state.clone() if self.moves else None
+            before = state.clone() if index < len(self.moves) else None
             try:
                 state.apply_action(action)
             except IllegalActionError as exc:
@@ -166,6 +164,8 @@ class GameRecord:
             raise BoardlabError(f"record ends after {len(self.actions)} moves but the game is not over")
         if [float(r) for r in state.returns()] != self.returns:
             raise BoardlabError(f"replayed returns {state.returns()} differ from recorded {self.returns}")
+        if self.moves and len(self.moves) != len(self.actions):
+            raise FormatError(f"the record has {len(self.actions)} actions but {len(self.moves)} moves")
         return state
 
 
