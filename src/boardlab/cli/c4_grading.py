@@ -12,6 +12,7 @@ import typer
 
 from boardlab.cli.app import JSON_HELP, console, err_console, print_json
 from boardlab.cli.plugin import Experiment
+from boardlab.core.files import check_output_file
 from boardlab.core.errors import BoardlabError
 
 DEFAULT_OUT = Path("src/boardlab/data/connect4_grading.txt")
@@ -39,6 +40,7 @@ def run(
     from boardlab.solvers.grading import PHASES, phase_of
 
     pairs = tuple(_pair(p) for p in pair) if pair else DEFAULT_PAIRS
+    check_output_file(out, "--out")  # before minutes of games and solving
     labelled = build_grading_set(out, pairs, games_per_pair, per_phase, seed, report=lambda line: err_console.print(line, markup=False))
     phases = {phase: sum(1 for p in labelled if phase_of(p.stones) == phase) for phase in PHASES}
     result = {"out": str(out), "positions": len(labelled), "phases": phases,

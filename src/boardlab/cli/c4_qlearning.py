@@ -16,6 +16,7 @@ from rich.table import Table
 
 from boardlab.cli.app import JSON_HELP, console, err_console, print_json, progress_bar
 from boardlab.cli.plugin import Experiment, Recipe
+from boardlab.core.files import check_output_file
 from boardlab.core.errors import BoardlabError
 
 RUNS_HELP = "Folder holding the runs (<config>-<n>/)."
@@ -68,6 +69,8 @@ def train(
                             + (f", not {' and '.join(modes)}" if modes else ""))
     if (out is not None or snapshot is not None) and export is None:
         raise BoardlabError("--out and --snapshot go with --export RUN")
+    if out is not None:
+        check_output_file(out, "--out")
     if list_runs:
         rows = run_summaries(runs_dir)
         if json_out:
@@ -84,6 +87,8 @@ def train(
         else:
             console.print(f"{result['run']} after {result['games_played']} games -> {out} ({result['bytes']} bytes)")
         return
+    if stop_after is not None and stop_after < 0:
+        raise BoardlabError(f"--stop-after must not be negative, not {stop_after}")  # checked before a run folder is made
     if resume is not None:
         run = find_run(resume, runs_dir)
         cfg = load_config(run.config_file)
@@ -125,6 +130,8 @@ def evaluate(
     """Win percentage of the greedy Q-player against random in each seat, and its share of optimal moves with --positions."""
     from boardlab.experiments.c4_rl import evaluate_q_model, plot_curves
 
+    if plot is not None:
+        check_output_file(plot, "--plot")  # before every snapshot is played
     result = evaluate_q_model(model, games, seed, _positions(positions), curve=plot is not None)
     result["plot"] = None
     if plot is not None:
@@ -252,6 +259,8 @@ def curves(
     from boardlab.experiments.c4_rl import learning_curve, plot_curves
     from boardlab.nn.qlearning import find_run
 
+    if plot is not None:
+        check_output_file(plot, "--plot")
     graded = _positions(positions)
     found = {name: learning_curve(find_run(name, runs_dir), games, positions=graded) for name in runs}
     if plot is not None:

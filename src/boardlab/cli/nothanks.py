@@ -17,6 +17,7 @@ from rich.table import Table
 from boardlab.cli.app import console, print_json, progress_bar
 from boardlab.cli.plugin import Experiment, Recipe
 from boardlab.core.errors import SpecError
+from boardlab.core.files import check_output_file
 
 
 def train(
@@ -43,6 +44,7 @@ def train(
     config = TrainConfig(states=states, epochs=epochs, seed=seed, test_fraction=test_fraction,
                          patience=patience, batch_size=batch_size, lr=lr, schedule=schedule, generator=generator)
     config.check()
+    check_output_file(out, "--out")  # before training: its folder must exist
     with progress_bar("training") as progress:
         task = progress.add_task("train", total=epochs, note="")
 
@@ -136,6 +138,9 @@ def run_experiment(
     )] = False,
 ) -> None:
     """Run the No Thanks! imitation study: (a) accuracy over seeds, (b) a 4-player table of real games."""
+    for path, option in ((out, "--out"), (store, "--store")):
+        if path is not None:
+            check_output_file(path, option)  # before hours of training and games
     import json
 
     from boardlab.core.records import write_atomic

@@ -10,6 +10,7 @@ from rich.table import Table
 from boardlab.agents.registry import make_agent
 from boardlab.cli.app import command, console, print_json
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import check_output_file
 from boardlab.core.registry import make
 
 
@@ -28,6 +29,11 @@ def search(
     ),
 ) -> None:
     """Search one position of GAME with a search agent; print the chosen move and the root's children."""
+    if save is not None:
+        from boardlab.trees.io import tree_format
+
+        tree_format(save)  # a bad extension or a missing folder is refused before the search
+        check_output_file(save, "--save")
     the_game = make(game)
     state = the_game.state_from_moves(position)
     if state.is_terminal():
