@@ -115,7 +115,7 @@ def train(
 def evaluate(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="A run folder (its latest checkpoint), a checkpoint, a snapshot or an exported model file.", show_default=False)],
     games: Annotated[int, typer.Option("--games", "-n", help="Games against random as first player, and again as second.")] = 200,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the random player's moves.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the random player's moves.")] = 0,
     positions: Positions = None,
     plot: Annotated[Optional[Path], typer.Option(
         "--plot", help="Run folders: also evaluate every snapshot and draw the learning curve to this PNG. Default: no plot, no file written.",
@@ -232,7 +232,7 @@ def rank_all_play_all(
 def rank_with_random(
     runs: Annotated[List[str], typer.Argument(metavar="RUN...", help="Run names (or paths).", show_default=False)],
     games: Annotated[int, typer.Option("--games", "-n", help="Games per agent as first player, and again as second.")] = 1000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the random player's moves.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the random player's moves.")] = 0,
     positions: Positions = None,
     runs_dir: RunsDir = Path("runs"),
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + RANK_JSON)] = False,

@@ -23,7 +23,7 @@ from boardlab.core.files import check_output_file
 def train(
     states: Annotated[int, typer.Option("--states", help="Generated states, split into training and test.")] = 1000,
     epochs: Annotated[int, typer.Option("--epochs", help="Most epochs; early stopping may end sooner.")] = 500,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the states, the split, the weights and the batches.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the states, the split, the weights and the batches.")] = 1,
     out: Annotated[Path, typer.Option("--out", "-o", help="Model file; NAME.config.json and NAME.metrics.json go beside it.")] = Path("models/nothanks.pt"),
     test_fraction: Annotated[float, typer.Option("--test-fraction", help="Share of states held out for the test (the study: 200 of 1000).")] = 0.2,
     patience: Annotated[int, typer.Option("--patience", help="Stop after this many epochs without a better validation loss.")] = 50,
@@ -81,7 +81,7 @@ def _confusion_table(confusion: list[list[int]]) -> Table:
 def evaluate(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model written by boardlab train nothanks-imitation.", show_default=False)],
     states: Annotated[int, typer.Option("--states", help="Held-out states to generate and label.")] = 1000,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the held-out states (a stream apart from any training data).")] = 2026,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the held-out states (a stream apart from any training data).")] = 2026,
     plot: Annotated[Optional[Path], typer.Option(
         "--plot", help="Also draw the learning curve (from NAME.metrics.json beside the model) to this PNG. Default: no plot, no file written.",
         show_default=False)] = None,
@@ -127,7 +127,7 @@ def run_experiment(
     big_states: Annotated[int, typer.Option("--big-states", help="States of the one large run (0: skip it).")] = 20000,
     games: Annotated[int, typer.Option("--games", "-n", help="4-player games in the table; seats cycle through all 24 orders (2016 = 84 x 24).")] = 2016,
     agents: Annotated[str, typer.Option("--agents", help="Four agent specs, comma-separated; use ';' between specs with options.")] = "nothanks-expert,nothanks-net,random,random",
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the table's games.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the table's games.")] = 1,
     generator: Annotated[str, typer.Option("--generator", help="State generator of the imitation runs: plausible or random.")] = "plausible",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write the JSON results to this file.", show_default=False)] = None,
     store: Annotated[Optional[Path], typer.Option("--store", help="JSON-lines file of the table's games; a rerun resumes from it.", show_default=False)] = None,

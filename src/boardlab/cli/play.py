@@ -21,7 +21,7 @@ def play(
     game: str = typer.Argument("connect4", help="Game spec, e.g. connect4, mancala, chess, connect4:rows=5."),
     agent: str = typer.Option("random", "--agent", "-a", help="The opponent's spec, e.g. mcts:time=2."),
     seat: int = typer.Option(1, "--seat", help="Your seat: 1 moves first, 2 second."),
-    seed: int = typer.Option(None, "--seed", help="Seed for the opponent and for chance."),
+    seed: int = typer.Option(None, "--seed", min=0, help="Seed for the opponent and for chance."),
     record: Path = typer.Option(None, "--record", help="Save the finished game's record to this JSON file."),
 ) -> None:
     """Play GAME against an agent in the terminal; type moves as the board labels them."""

@@ -19,7 +19,7 @@ def search(
     game: str = typer.Option("connect4", "--game", "-g", help="Game spec, e.g. connect4 or connect4:rows=5."),
     position: str = typer.Option("", "--position", "-p", help="Moves from the start, as the game writes them, separated by commas or spaces (e.g. \"4,4,5\")."),
     agent: str = typer.Option("mcts", "--agent", "-a", help="Search agent spec, e.g. mcts:iterations=20000 or mcts:time=1."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the search (an explicit seed= in the agent spec is mixed in)."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the search (an explicit seed= in the agent spec is mixed in)."),
     save: Path = typer.Option(None, "--save", help="Write the search tree to this file (.tree binary or .csv)."),
     json_out: bool = typer.Option(
         False, "--json",

@@ -121,7 +121,7 @@ def solve(
 def grade(
     agent: str = typer.Argument(..., help="Agent spec, e.g. mcts:iterations=2000 or perfect:depth=4."),
     positions: Path = typer.Option(None, "--positions", help="Grading set file (MOVES BEST S1..S7 per line); default: the set shipped with boardlab."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the agent's choices."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the agent's choices."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: agent, positions, optimal, share, phases {opening, middle, end: {positions, optimal, share}}, mean_seconds_per_move.",

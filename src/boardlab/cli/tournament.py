@@ -100,7 +100,7 @@ def tournament(
         help="round-robin: every group of K agents; gauntlet: the first agent with every group of K-1 others; "
         "random-seating: N games, each with K agents drawn and seated at random.",
     ),
-    seed: int = typer.Option(0, "--seed", "-s", help="Tournament seed; game i is played with seed derive_seed(S, i)."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Tournament seed; game i is played with seed derive_seed(S, i)."),
     store_path: Optional[Path] = typer.Option(
         None, "--store", help="Results store (SQLite); default $XDG_DATA_HOME/boardlab/results.sqlite or ~/.local/share/boardlab/results.sqlite."
     ),
