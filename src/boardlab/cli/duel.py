@@ -10,6 +10,7 @@ from rich.table import Table
 
 from boardlab.arena.duel import duel as run_duel
 from boardlab.cli.app import command, console, err_console, print_json
+from boardlab.core.errors import BoardlabError
 from boardlab.core.files import check_output_folder, output_folder
 from boardlab.core.registry import make
 
@@ -32,6 +33,10 @@ def duel(
     the_game = make(game)
     if records is not None:
         check_output_folder(records, "--records")  # made when the first game is saved
+        earlier = sorted(records.glob("game-*.json")) if records.is_dir() else []
+        if earlier:
+            raise BoardlabError(f"--records {records} already holds {len(earlier)} records ({earlier[0].name}, ...); "
+                                "give an empty or new folder so that no record is overwritten")
 
     def save(index: int, record) -> None:
         if records is not None:
