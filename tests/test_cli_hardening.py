@@ -168,7 +168,7 @@ def test_binary_garbage_as_a_record_or_a_training_config_is_one_clear_line(tmp_p
         GameRecord.load(bad)
     with pytest.raises(FormatError, match="r.json: byte 1: not UTF-8"):
         load_config(bad)
-    fails("rl", "train", bad, "--runs-dir", tmp_path / "runs", message=f"{bad}: byte 1: not UTF-8 text")
+    fails("train", "c4-qlearning", bad, "--runs-dir", tmp_path / "runs", message=f"{bad}: byte 1: not UTF-8 text")
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
 
@@ -447,10 +447,11 @@ def test_evaluate_with_a_damaged_metrics_file_beside_the_model_is_one_clear_line
     model = tmp_path / "nothanks.pt"
     shutil.copyfile(resources.files("boardlab.models").joinpath("nothanks.pt"), model)
     (tmp_path / "nothanks.metrics.json").write_bytes(b"\x00\xff\xfe")
-    fails("evaluate", model, "--states", "5", message=f"{tmp_path / 'nothanks.metrics.json'}: byte 1: not UTF-8")
+    plot = tmp_path / "curve.png"  # the metrics are read only to draw the learning curve
+    fails("evaluate", model, "--states", "5", "--plot", plot, message=f"{tmp_path / 'nothanks.metrics.json'}: byte 1: not UTF-8")
     (tmp_path / "nothanks.metrics.json").write_text('{"history": {"train_loss": [NaN], "validation_loss": [1]}}')
-    fails("evaluate", model, "--states", "5", message="NaN")
-    assert not (tmp_path / "nothanks.curve.png").exists()
+    fails("evaluate", model, "--states", "5", "--plot", plot, message="NaN")
+    assert not plot.exists()
 
 
 def test_report_refuses_thresholds_that_are_not_finite_and_endless_bootstraps(tmp_path) -> None:
