@@ -71,3 +71,24 @@ def test_the_command_prints_json_and_draws_the_figures(tmp_path):
     assert text.exit_code == 0 and "AVG" in text.stdout and "107.02" in text.stdout
     bad = runner.invoke(app, ["experiment", "ttr-study", "--variant", "house", "--store", str(tmp_path / "s.sqlite")])
     assert bad.exit_code == 2 and "variant" in bad.output and len(bad.output.strip().splitlines()) == 1
+
+
+def test_a_store_written_before_games_kept_statistics_opens_and_gains_the_column(tmp_path):
+    import sqlite3
+
+    from boardlab.arena import store as store_module
+
+    path = tmp_path / "old.sqlite"
+    old_schema = store_module._SCHEMA.replace(
+        "    stats TEXT,                    -- JSON: {\"game\": state.statistics(), \"agents\": [agent.statistics()]}, or NULL\n", "")
+    assert "stats TEXT" not in old_schema
+    db = sqlite3.connect(path)
+    db.executescript(old_schema)
+    db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(store_module.SCHEMA_VERSION),))
+    db.commit()
+    db.close()
+    with ResultStore(path) as results:
+        columns = [row[1] for row in results.db.execute("PRAGMA table_info(games)")]
+        assert columns[-1] == "stats"
+    by_count = ttr_study.run("study", games=1, players=[2], store=path)
+    assert by_count[2][0].stats["game"]["score"] == by_count[2][0].scores

@@ -31,9 +31,9 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    # exact ends where the rate is 0 or 1 (rounding would leave 1e-19 above 0)
-    low = 0.0 if successes <= 0 else max(0.0, centre - half)
-    high = 1.0 if successes >= n else min(1.0, centre + half)
+    # the interval contains p, and its ends are exact where the rate is 0 or 1 (rounding would leave 1e-19)
+    low = 0.0 if successes <= 0 else max(0.0, min(p, centre - half))
+    high = 1.0 if successes >= n else min(1.0, max(p, centre + half))
     return low, high
 
 

@@ -1,21 +1,24 @@
 """The Ticket to Ride study's algorithmic player (Łabno 2018) as an agent: ``ttr-algorithmic``.
 
-At the start of each turn it prepares (:func:`boardlab.bots.ttr_planning.prepare`):
-the cheapest route in trains of each of its tickets (ties: more route points),
-the *goal* links those routes still need, the *possible* claims (goal routes,
-routes of 5 or 6, any route when the goal is empty), the *fitting* ones (goal
-routes among them) and the *missing* ones (goal routes it cannot pay for yet).
-Then it follows the study's four flowcharts (their draw.io sources are in the
-study's repository; docs/tickettoride.md gives each box and where this player
-decides what they leave open):
+At each decision it prepares its turn (:func:`boardlab.bots.ttr_planning.prepare`):
+the cheapest route in trains of each of its tickets (ties: more route points;
+:func:`scipy.sparse.csgraph.dijkstra`), the *goal* links those routes still
+need, the *possible* claims (goal routes, routes of 5 or 6, any route when the
+goal is empty), the *fitting* ones (goal routes among them) and the *missing*
+ones (goal routes it cannot pay for yet). Then it follows the study's four
+flowcharts (their draw.io sources are in the study's repository;
+docs/tickettoride.md gives each box, and each place where this player decides
+what they leave open, with measurements):
 
-* **action type**: with an unfinished ticket it *accumulates points*: claim
-  when a possible route exists, else draw cards, else draw tickets, else pass.
-  With every ticket finished: draw tickets when it holds at least 8 cards and
-  more than 8 trains, every opponent has at least 6 trains and tickets are
-  left; else claim when it holds 5 cards of one colour and can claim; else draw
-  cards early in the game (with probability 20/(20 + turn), the study's
-  formula); else accumulate points;
+* **action type**: near the end (the last round, or a player with at most 4
+  trains) it claims a goal route or else the longest route it can pay for.
+  With an unfinished ticket it *accumulates points*: claim when a possible
+  route exists, else draw cards, else draw tickets. With every ticket finished:
+  draw tickets when it holds at least 8 cards and more than 8 trains, every
+  opponent has at least 6 trains and tickets are left; else claim when it holds
+  5 cards of one colour and can claim; else draw cards unless the end is near;
+  else accumulate points. When nothing of that is possible it claims what it can
+  (the study skipped its turn, which the rules forbid when a claim is possible);
 * **tickets kept**: the subset (at least the minimum) whose routes add the
   fewest trains to what its unfinished tickets need, ties to the most points;
   subsets that fit in its trains first;
@@ -23,14 +26,20 @@ decides what they leave open):
   colours are missing; a face-up card of a missing colour when fewer than 4
   cards are missing (``faceup=wanted``: whenever one lies there); a face-up
   locomotive as the first card when exactly one card is missing; else the deck;
+  the cards missing are counted against the hand, a gray route needing cards of
+  one colour;
 * **route claimed**: the shortest fitting route, else the longest possible one;
   paid with as few locomotives as possible and, on gray routes, the colour the
-  rest of the goal needs least, then the one it holds most.
+  rest of the goal needs least, then the one it holds most. A route off the goal
+  is possible only with spare cards (``spare=false``: with any cards, as the
+  study's player did, which starves its tickets: docs/tickettoride.md).
 
-It reads only what its seat may see: its own hand and tickets and the public
-board. ``statistics()`` counts *forbidden* decisions: a flowchart decision the
-rules do not allow at that moment (the study's games ended there); the player
-then takes the first legal fallback. The flowcharts above never lead there.
+It is deterministic and reads only what its seat may see: its own hand and
+tickets and the public board. ``statistics()`` counts *forbidden* decisions (a
+flowchart decision the rules do not allow at that moment; the study's games
+ended there): the player then takes the first legal fallback; none happen in
+the 1,000-game experiment. Its compiled twin (:mod:`boardlab.bots.ttr_compiled`)
+plays the same moves, and the arena uses it through :meth:`compiled_match`.
 """
 
 from __future__ import annotations

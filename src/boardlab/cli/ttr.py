@@ -16,6 +16,7 @@ from rich.table import Table
 from boardlab.cli.app import console, print_json, progress_bar
 from boardlab.cli.plugin import Experiment
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import output_folder
 
 
 def _counts(text: str) -> list[int]:
@@ -54,6 +55,8 @@ def run(
         raise BoardlabError(f"--engine must be auto or python, not {engine!r}")
     counts = _counts(players)
     plan = ttr_study.configs(variant, games, seed, agent, counts)  # checks everything before any game
+    if plots is not None:
+        output_folder(plots)  # before the games: a folder that cannot be made fails now
     start = time.perf_counter()
     with progress_bar("ttr-study") as progress:
         tasks = {k: progress.add_task(f"{k} players", total=len(c.schedule()), note=f"{k} players") for k, c in plan.items()}

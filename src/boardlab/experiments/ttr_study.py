@@ -29,6 +29,7 @@ from boardlab.arena.stats import score_summary
 from boardlab.arena.store import GameResult, ResultStore
 from boardlab.arena.tournament import Progress, TournamentConfig, play_missing, prepare
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import output_folder
 from boardlab.core.params import parse_spec
 from boardlab.core.records import write_atomic
 
@@ -195,7 +196,7 @@ def plots(by_count: dict[int, list[GameResult]], folder: str | Path, title: str 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    folder = Path(folder)
+    folder = output_folder(folder)
     scores = {k: [s for r in results for s in r.points()] for k, results in sorted(by_count.items()) if results}
     if not scores:
         raise BoardlabError("no games to plot")
