@@ -577,3 +577,15 @@ def test_determinised_mcts_plays_the_game_through_the_protocol():
     state = record.replay()
     assert state.is_terminal()
     assert agents[0].last_search  # it searched, on redrawn worlds (the game declares hidden information)
+
+
+def test_moves_can_be_typed_with_a_plain_hyphen_or_as_numbers():
+    state = skip_setup(make("tickettoride", players=2).new_initial_state(5))
+    claim = next(a for a in state.legal_actions() if a >= CLAIM_BASE)
+    label = state.action_to_string(claim)
+    assert "\u2013" in label
+    assert state.string_to_action(label.replace("\u2013", "-").upper()) == claim
+    assert state.string_to_action(str(claim)) == claim
+    assert state.string_to_action("draw from deck") == DRAW_DECK
+    with pytest.raises(IllegalActionError, match="not a legal move"):
+        state.string_to_action("claim Boston-Miami with everything")

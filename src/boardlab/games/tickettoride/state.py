@@ -697,6 +697,19 @@ class TicketToRideState(State):
             return self._claim_label(action)
         return str(action)
 
+    def string_to_action(self, text: str) -> int:
+        """A move as :meth:`action_to_string` writes it (a plain hyphen may stand for the dash between
+        two cities, spaces and case do not matter), or the action's number."""
+        wanted = " ".join(text.replace("\u2013", "-").split()).lower()
+        legal = self.legal_actions()
+        if wanted.isdigit() and int(wanted) in legal:
+            return int(wanted)
+        for action in legal:
+            if " ".join(self.action_to_string(action).replace("\u2013", "-").split()).lower() == wanted:
+                return action
+        shown = ", ".join(self.action_to_string(a) for a in legal[:12]) + (", ..." if len(legal) > 12 else "")
+        raise IllegalActionError(f"{text!r} is not a legal move here (legal: {shown})")
+
     def action_info(self, action: int) -> dict[str, Any]:
         """What a board view needs to draw a legal move (sent only to the player who may make it)."""
         if 0 <= action < FACE_UP:
