@@ -565,9 +565,10 @@ def test_after_a_reshuffle_the_redrawn_deck_holds_only_cards_of_the_reshuffled_d
 
 # --- the protocol ---------------------------------------------------------------------------
 def test_the_study_preset_conforms(tmp_path):
+    """The official preset is checked with every registered game (tests/test_conformance.py)."""
     from boardlab.conformance import check_game
 
-    check_game("tickettoride:variant=study,players=3", examples=6, scratch=tmp_path, web=False)
+    check_game("tickettoride:variant=study", examples=8, scratch=tmp_path)
 
 
 def test_determinised_mcts_plays_the_game_through_the_protocol():

@@ -20,6 +20,7 @@ Numbering used everywhere (the engine, the compiled kernel, the agents, the web 
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 from dataclasses import dataclass
@@ -100,8 +101,9 @@ class TTRMap:
         return f"{self.cities[self.ticket_a[ticket]]}\u2013{self.cities[self.ticket_b[ticket]]} ({self.ticket_points[ticket]})"
 
     def view(self) -> dict[str, Any]:
-        """The map for a board view: cities with latitude and longitude, tracks, colours (JSON ready)."""
-        return _map_view(self.name)
+        """The map for a board view: cities with latitude and longitude, tracks, colours (JSON ready;
+        a fresh copy, so that a caller may change it)."""
+        return copy.deepcopy(_map_view(self.name))
 
 
 def _read_data(name: str) -> tuple[dict[str, Any], list[dict[str, str]]]:
