@@ -40,7 +40,7 @@ def click_a_move(page) -> None:
             page.check(f".ttr-offer input[data-slot='{slot}']")
         page.click("#ttr-keep")
     elif page.locator(".ttr-route.claimable").count():
-        page.locator(".ttr-route.claimable").first.click()
+        page.locator(".ttr-route.claimable").last.click()
         if page.locator(".ttr-pay button[data-action]").count():
             page.locator(".ttr-pay button[data-action]").first.click()
     elif page.locator(".ttr-deck.playable").count():

@@ -64,7 +64,7 @@ def click_a_move(page) -> str:
         page.click("#ttr-keep")
         return "keep"
     if page.locator(".ttr-route.claimable").count():
-        page.locator(".ttr-route.claimable").first.click()
+        page.locator(".ttr-route.claimable").last.click()  # the claimable routes lie on top, the last above all
         if page.locator(".ttr-pay button[data-action]").count():
             page.locator(".ttr-pay button[data-action]").first.click()
         return "claim"

@@ -44,7 +44,8 @@ const STYLE = `
 .ttr-route.claimable:hover rect { filter: brightness(1.15); stroke-width: 3; }
 .ttr-route.owned rect { stroke: #111; stroke-width: 1.6; }
 .ttr-route.mine.hot rect { stroke: #ffd34d; stroke-width: 3; }
-.ttr-route .hit { stroke: transparent; stroke-width: 16; fill: none; }
+.ttr-route .hit { stroke: transparent; stroke-width: 12; fill: none; pointer-events: none; }
+.ttr-route.claimable .hit { pointer-events: stroke; }
 .ttr-ticketline { stroke: #b00; stroke-width: 3; stroke-dasharray: 8 6; fill: none; pointer-events: none; }
 .ttr-cards { display: flex; flex-wrap: wrap; gap: 5px; }
 .ttr-card { width: 46px; height: 64px; border-radius: 6px; border: 2px solid #333; display: flex; align-items: flex-end;
@@ -175,6 +176,8 @@ export default function render(container, view, opts) {
     }
     routeNodes.push(g);
   }
+  // routes that may be claimed now lie on top, so that no other route's cars take their clicks
+  for (const g of routeNodes) if (g.classList.contains("claimable")) routes.appendChild(g);
   const overlay = svg("g", {}, plot);
   const cityNodes = map.cities.map((c, i) => {
     const [x, y] = at[i];
