@@ -1,0 +1,301 @@
+"""The web app under hostile or careless requests: budgets, strict bodies, cancellation,
+games that survive a restart, bounded uploads. No test here depends on timing
+(the one acceptance test that does lives in test_web_serve.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from boardlab.agents.base import Agent
+from boardlab.trees.generate import random_mcts_tree
+from boardlab.trees.io import save_tree
+from boardlab.web.app import create_app
+from boardlab.web.limits import ServerLimits
+
+#: a safety net for tests that wait on a worker: a failing test, never a hung one
+PATIENCE = 120
+
+
+class WaitForStopAgent(Agent):
+    """Searches until told to stop (``agent.stop``), then plays the lowest legal action.
+
+    It writes a file when it starts, so a test knows the search is running
+    without sleeping; it gives up after PATIENCE seconds so a broken test fails."""
+
+    name = "test-wait-for-stop"
+    summary = "test agent that thinks until it is stopped"
+    searches = False
+
+    def step(self, state):
+        from pathlib import Path
+        import os
+
+        marker = os.environ.get("BOARDLAB_TEST_MARKER")
+        if marker:
+            Path(marker).write_text("started")
+        self.stop.wait(PATIENCE)
+        return state.legal_actions()[0]
+
+
+@pytest.fixture(autouse=True)
+def wait_agent():
+    from boardlab.core import plugins
+
+    with plugins.agents.registered("test-wait-for-stop", f"{__name__}:WaitForStopAgent"):
+        yield
+
+
+@pytest.fixture()
+def client(tmp_path):
+    with TestClient(create_app(tmp_path / "data")) as c:
+        yield c
+
+
+def new_game(client, **body):
+    body.setdefault("game", "connect4")
+    body.setdefault("mode", "human-human")
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def detail(response) -> str:
+    data = response.json()
+    assert isinstance(data["detail"], str) and "\n" not in data["detail"], data
+    assert "Traceback" not in response.text
+    return data["detail"]
+
+
+# --- strict request bodies -----------------------------------------------------------
+def test_an_empty_ai_list_is_a_clear_400_not_a_crash(client):
+    response = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": []})
+    assert response.status_code in (400, 422)
+    assert "ai" in detail(response)
+
+
+def test_a_boolean_is_not_an_action(client):
+    game = new_game(client)
+    response = client.post(f"/api/games/{game['id']}/move", json={"action": True})
+    assert response.status_code in (400, 422), response.text
+    detail(response)
+    assert client.get(f"/api/games/{game['id']}").json()["moves"] == []
+
+
+def test_move_and_action_together_are_refused(client):
+    game = new_game(client)
+    response = client.post(f"/api/games/{game['id']}/move", json={"move": "4", "action": 0})
+    assert response.status_code in (400, 422)
+    assert "exactly one" in detail(response)
+    assert client.get(f"/api/games/{game['id']}").json()["moves"] == []
+
+
+@pytest.mark.parametrize("value", ["5,time=999", "5=6", "mcts:3", "1\n2"])
+def test_option_values_cannot_inject_options(client, value):
+    response = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": {"agent": "mcts", "iterations": value}})
+    assert response.status_code in (400, 422), response.text
+    detail(response)
+
+
+def test_unknown_ai_settings_are_refused_but_other_agents_options_are_ignored(client):
+    bad = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": {"agent": "mcts", "depht": 3}})
+    assert bad.status_code in (400, 422) and "depht" in detail(bad)
+    # the menu sends iterations whatever the agent; an agent without that option ignores it
+    ok = new_game(client, mode="ai-ai", ai={"agent": "random", "iterations": 50})
+    assert ok["seats"] == ["random", "random"]
+
+
+def test_a_person_is_not_an_ai_seat(client):
+    for ai in ({"agent": "human"}, {"spec": "human"}, [{"agent": "random"}, {"agent": "human"}]):
+        response = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": ai})
+        assert response.status_code == 400, (ai, response.text)
+        assert "human" in detail(response)
+
+
+def test_another_games_evaluator_is_a_400_with_the_librarys_message(client):
+    response = client.post("/api/games", json={"game": "mancala", "mode": "ai-ai", "ai": {"agent": "mcts", "eval": "chess_material"}})
+    assert response.status_code == 400, response.text
+    assert "chess_material" in detail(response)
+
+
+def test_budgets_above_the_servers_limits_are_refused_naming_the_limit(tmp_path):
+    limits = ServerLimits(max_ai_seconds=5, max_ai_iterations=1000)
+    with TestClient(create_app(tmp_path / "data", limits=limits)) as client:
+        slow = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": {"agent": "mcts", "time": 1000000}})
+        assert slow.status_code == 400 and "--max-ai-seconds" in detail(slow) and "5" in detail(slow)
+        many = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": {"spec": "mcts:iterations=5000"}})
+        assert many.status_code == 400 and "--max-ai-iterations" in detail(many)
+        nodes = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": {"agent": "mcts", "max_nodes": 10**9}})
+        assert nodes.status_code == 400 and "--max-tree-nodes" in detail(nodes)
+        fine = new_game(client, mode="ai-ai", ai={"agent": "mcts", "time": 5})
+        assert fine["seats"] == ["mcts:time=5", "mcts:time=5"]
+        meta = client.get("/api/meta").json()
+        assert meta["limits"]["max_ai_seconds"] == 5 and meta["limits"]["max_ai_iterations"] == 1000
+
+
+def test_an_ai_move_reports_its_queue_wait_and_search_time_and_runs_within_the_node_cap(tmp_path):
+    limits = ServerLimits(max_tree_nodes=2000, ai_workers=1)
+    with TestClient(create_app(tmp_path / "data", limits=limits)) as client:
+        game = new_game(client, mode="ai-ai", ai={"agent": "mcts", "iterations": 1000000 // 1000}, seed=3)
+        played = client.post(f"/api/games/{game['id']}/ai-move")
+        assert played.status_code == 200, played.text
+        ai = played.json()["ai"]
+        assert ai["queued_seconds"] >= 0 and ai["search_seconds"] >= 0 and ai["agent"].startswith("mcts")
+        trees = client.get(f"/api/games/{game['id']}/trees").json()
+        assert len(trees) == 1 and trees[0]["nodes"] <= 2000 + 7  # one expansion past the cap at most
+
+
+# --- cancellation ----------------------------------------------------------------------
+def _start_waiting_move(client, tmp_path, monkeypatch, game_id):
+    """Ask for an AI move in a thread; return when the agent runs in its worker."""
+    marker = tmp_path / "started"
+    monkeypatch.setenv("BOARDLAB_TEST_MARKER", str(marker))
+    box = {}
+    thread = threading.Thread(target=lambda: box.setdefault("response", client.post(f"/api/games/{game_id}/ai-move")))
+    thread.start()
+    for _ in range(PATIENCE * 20):
+        if marker.exists():
+            break
+        time.sleep(0.05)  # polling for a fact, not timing anything
+    assert marker.exists(), "the AI move never started"
+    return thread, box
+
+
+def test_undo_cancels_the_ai_move_in_flight_and_it_is_not_applied(tmp_path, monkeypatch):
+    with TestClient(create_app(tmp_path / "data", limits=ServerLimits(ai_workers=1))) as client:
+        game = new_game(client, mode="human-ai", human_seat=0, ai={"agent": "test-wait-for-stop"}, seed=1)
+        game = client.post(f"/api/games/{game['id']}/move", json={"action": 3}).json()
+        thread, box = _start_waiting_move(client, tmp_path, monkeypatch, game["id"])
+        undone = client.post(f"/api/games/{game['id']}/undo")
+        assert undone.status_code == 200 and undone.json()["moves"] == []
+        thread.join(PATIENCE)
+        cancelled = box["response"]
+        assert cancelled.status_code == 409 and "cancelled" in detail(cancelled)
+        assert client.get(f"/api/games/{game['id']}").json()["moves"] == []  # the stopped search played nothing
+
+
+def test_a_newer_ai_request_replaces_the_one_in_flight(tmp_path, monkeypatch):
+    with TestClient(create_app(tmp_path / "data", limits=ServerLimits(ai_workers=2))) as client:
+        game = new_game(client, mode="ai-ai", ai=[{"agent": "test-wait-for-stop"}, {"agent": "random"}], seed=1)
+        thread, box = _start_waiting_move(client, tmp_path, monkeypatch, game["id"])
+        # a new game that replaces this one (the page's tab moved on) stops its search
+        other = new_game(client, mode="human-human", replaces=game["id"])
+        thread.join(PATIENCE)
+        assert box["response"].status_code == 409 and "cancelled" in detail(box["response"])
+        assert client.get(f"/api/games/{game['id']}").json()["moves"] == []
+        assert other["moves"] == []
+
+
+def test_a_client_that_goes_away_cancels_its_ai_move(tmp_path, monkeypatch):
+    """Drive the ASGI app directly: the request's receive channel reports a disconnect
+    once the agent runs; the worker's stop is set and the game does not change."""
+    app = create_app(tmp_path / "data", limits=ServerLimits(ai_workers=1))
+    marker = tmp_path / "started"
+    monkeypatch.setenv("BOARDLAB_TEST_MARKER", str(marker))
+
+    async def scenario():
+        transport = httpx.ASGITransport(app=app)
+        async with app.router.lifespan_context(app):
+            async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+                created = await http.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": {"agent": "test-wait-for-stop"}, "seed": 2})
+                game_id = created.json()["id"]
+                sent = []
+
+                async def receive():
+                    if not sent:
+                        sent.append(1)
+                        return {"type": "http.request", "body": b"", "more_body": False}
+                    while not marker.exists():
+                        await asyncio.sleep(0.05)
+                    return {"type": "http.disconnect"}
+
+                replies = []
+
+                async def send(message):
+                    replies.append(message)
+
+                scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+                         "scheme": "http", "path": f"/api/games/{game_id}/ai-move", "raw_path": b"", "root_path": "",
+                         "query_string": b"", "headers": [(b"host", b"test")], "client": ("127.0.0.1", 1), "server": ("test", 80),
+                         "state": {}}
+                await asyncio.wait_for(app(scope, receive, send), PATIENCE)
+                after = (await http.get(f"/api/games/{game_id}")).json()
+                stats = (await http.get("/api/status")).json()
+                return replies, after, stats
+
+    replies, after, stats = asyncio.run(scenario())
+    assert after["moves"] == []
+    assert stats["ai"]["cancelled"] >= 1
+
+
+# --- games kept in the data folder ------------------------------------------------------
+def test_games_survive_a_restart_and_unknown_ones_get_an_honest_404(tmp_path):
+    data = tmp_path / "data"
+    with TestClient(create_app(data)) as client:
+        game = new_game(client, mode="human-ai", human_seat=0, ai={"agent": "random"}, seed=7)
+        game = client.post(f"/api/games/{game['id']}/move", json={"action": 3}).json()
+        game = client.post(f"/api/games/{game['id']}/ai-move").json()
+        moves = game["moves"]
+        assert len(moves) == 2
+    with TestClient(create_app(data)) as client:
+        again = client.get(f"/api/games/{game['id']}")
+        assert again.status_code == 200 and again.json()["moves"] == moves and again.json()["human_to_move"]
+        assert client.post(f"/api/games/{game['id']}/move", json={"action": 3}).status_code == 200
+        trees = client.get(f"/api/games/{game['id']}/trees/0/data")
+        assert trees.status_code == 404
+        missing = client.get("/api/games/nosuchgame")
+        assert missing.status_code == 404 and "restart" not in detail(missing)
+
+
+def test_games_in_progress_are_not_dropped_by_newer_games(client):
+    first = new_game(client, seed=1)
+    client.post(f"/api/games/{first['id']}/move", json={"action": 0})
+    for _ in range(210):
+        new_game(client)
+    kept = client.get(f"/api/games/{first['id']}")
+    assert kept.status_code == 200 and kept.json()["moves"] == ["1"]
+
+
+def test_games_unused_for_long_are_evicted_with_an_honest_message(tmp_path):
+    clock = [1000.0]
+    limits = ServerLimits(game_days=1)
+    with TestClient(create_app(tmp_path / "data", limits=limits, clock=lambda: clock[0])) as client:
+        old = new_game(client)
+        clock[0] += 2 * 86400
+        new_game(client)  # any request sweeps
+        gone = client.get(f"/api/games/{old['id']}")
+        assert gone.status_code == 404 and "unused" in detail(gone) and "restart" not in detail(gone)
+
+
+# --- uploads ---------------------------------------------------------------------------------
+def _tree_bytes(tmp_path, nodes, seed=1, suffix=".tree"):
+    path = tmp_path / f"t{nodes}-{seed}{suffix}"
+    save_tree(random_mcts_tree(nodes, seed=seed), path)
+    return path.read_bytes()
+
+
+def test_uploads_have_a_quota_expire_and_are_deleted_at_shutdown(tmp_path):
+    clock = [1000.0]
+    data = tmp_path / "data"
+    one = _tree_bytes(tmp_path, 500)
+    limits = ServerLimits(upload_quota=int(2.5 * len(one)), upload_hours=1)
+    with TestClient(create_app(data, limits=limits, clock=lambda: clock[0])) as client:
+        a = client.post("/api/uploads", params={"name": "a.tree"}, content=one)
+        b = client.post("/api/uploads", params={"name": "b.tree"}, content=one)
+        assert a.status_code == 200 and b.status_code == 200
+        full = client.post("/api/uploads", params={"name": "c.tree"}, content=one)
+        assert full.status_code == 507 and "quota" in detail(full)
+        assert len(list((data / "uploads").iterdir())) == 2  # the refused one left nothing behind
+        clock[0] += 2 * 3600
+        c = client.post("/api/uploads", params={"name": "c.tree"}, content=one)  # the old ones expired
+        assert c.status_code == 200, c.text
+        expired = client.get(f"/api/uploads/{a.json()['id']}/data")
+        assert expired.status_code == 404 and "expired" in detail(expired)
+        assert [p.name for p in (data / "uploads").iterdir()] == [f"{c.json()['id']}.tree"]
+    assert list((data / "uploads").iterdir()) == []
