@@ -24,22 +24,14 @@ PATIENCE = 120
 
 
 class WaitForStopAgent(Agent):
-    """Searches until told to stop (``agent.stop``), then plays the lowest legal action.
-
-    It writes a file when it starts, so a test knows the search is running
-    without sleeping; it gives up after PATIENCE seconds so a broken test fails."""
+    """Searches until told to stop (``agent.stop``), then plays the lowest legal action;
+    it gives up after PATIENCE seconds so that a broken test fails instead of hanging."""
 
     name = "test-wait-for-stop"
     summary = "test agent that thinks until it is stopped"
     searches = False
 
     def step(self, state):
-        from pathlib import Path
-        import os
-
-        marker = os.environ.get("BOARDLAB_TEST_MARKER")
-        if marker:
-            Path(marker).write_text("started")
         self.stop.wait(PATIENCE)
         return state.legal_actions()[0]
 
@@ -152,26 +144,29 @@ def test_an_ai_move_reports_its_queue_wait_and_search_time_and_runs_within_the_n
 
 
 # --- cancellation ----------------------------------------------------------------------
-def _start_waiting_move(client, tmp_path, monkeypatch, game_id):
-    """Ask for an AI move in a thread; return when the agent runs in its worker."""
-    marker = tmp_path / "started"
-    monkeypatch.setenv("BOARDLAB_TEST_MARKER", str(marker))
+def running(app) -> bool:
+    """Whether a worker has taken an AI move."""
+    return any(job["kind"] == "move" for job in app.state.ai.status()["running"])
+
+
+def _start_waiting_move(client, game_id):
+    """Ask for an AI move in a thread; return once a worker runs it."""
     box = {}
     thread = threading.Thread(target=lambda: box.setdefault("response", client.post(f"/api/games/{game_id}/ai-move")))
     thread.start()
     for _ in range(PATIENCE * 20):
-        if marker.exists():
+        if running(client.app):
             break
         time.sleep(0.05)  # polling for a fact, not timing anything
-    assert marker.exists(), "the AI move never started"
+    assert running(client.app), "the AI move never started"
     return thread, box
 
 
-def test_undo_cancels_the_ai_move_in_flight_and_it_is_not_applied(tmp_path, monkeypatch):
+def test_undo_cancels_the_ai_move_in_flight_and_it_is_not_applied(tmp_path):
     with TestClient(create_app(tmp_path / "data", limits=ServerLimits(ai_workers=1))) as client:
         game = new_game(client, mode="human-ai", human_seat=0, ai={"agent": "test-wait-for-stop"}, seed=1)
         game = client.post(f"/api/games/{game['id']}/move", json={"action": 3}).json()
-        thread, box = _start_waiting_move(client, tmp_path, monkeypatch, game["id"])
+        thread, box = _start_waiting_move(client, game["id"])
         undone = client.post(f"/api/games/{game['id']}/undo")
         assert undone.status_code == 200 and undone.json()["moves"] == []
         thread.join(PATIENCE)
@@ -180,10 +175,10 @@ def test_undo_cancels_the_ai_move_in_flight_and_it_is_not_applied(tmp_path, monk
         assert client.get(f"/api/games/{game['id']}").json()["moves"] == []  # the stopped search played nothing
 
 
-def test_a_newer_ai_request_replaces_the_one_in_flight(tmp_path, monkeypatch):
+def test_a_new_game_replacing_this_one_cancels_its_ai_move(tmp_path):
     with TestClient(create_app(tmp_path / "data", limits=ServerLimits(ai_workers=2))) as client:
         game = new_game(client, mode="ai-ai", ai=[{"agent": "test-wait-for-stop"}, {"agent": "random"}], seed=1)
-        thread, box = _start_waiting_move(client, tmp_path, monkeypatch, game["id"])
+        thread, box = _start_waiting_move(client, game["id"])
         # a new game that replaces this one (the page's tab moved on) stops its search
         other = new_game(client, mode="human-human", replaces=game["id"])
         thread.join(PATIENCE)
@@ -192,12 +187,25 @@ def test_a_newer_ai_request_replaces_the_one_in_flight(tmp_path, monkeypatch):
         assert other["moves"] == []
 
 
-def test_a_client_that_goes_away_cancels_its_ai_move(tmp_path, monkeypatch):
+def test_a_newer_ai_request_replaces_the_one_in_flight(tmp_path):
+    with TestClient(create_app(tmp_path / "data", limits=ServerLimits(ai_workers=2))) as client:
+        game = new_game(client, mode="ai-ai", ai={"agent": "test-wait-for-stop"}, seed=1)
+        first, first_box = _start_waiting_move(client, game["id"])
+        second = threading.Thread(target=lambda: first_box.setdefault("second", client.post(f"/api/games/{game['id']}/ai-move")))
+        second.start()
+        first.join(PATIENCE)
+        assert first_box["response"].status_code == 409 and "replaced" in detail(first_box["response"])
+        client.post(f"/api/games/{game['id']}/undo")  # nothing to undo (409), so stop the second one by a new game
+        new_game(client, replaces=game["id"])
+        second.join(PATIENCE)
+        assert first_box["second"].status_code == 409
+        assert client.get(f"/api/games/{game['id']}").json()["moves"] == []
+
+
+def test_a_client_that_goes_away_cancels_its_ai_move(tmp_path):
     """Drive the ASGI app directly: the request's receive channel reports a disconnect
     once the agent runs; the worker's stop is set and the game does not change."""
     app = create_app(tmp_path / "data", limits=ServerLimits(ai_workers=1))
-    marker = tmp_path / "started"
-    monkeypatch.setenv("BOARDLAB_TEST_MARKER", str(marker))
 
     async def scenario():
         transport = httpx.ASGITransport(app=app)
@@ -211,7 +219,7 @@ def test_a_client_that_goes_away_cancels_its_ai_move(tmp_path, monkeypatch):
                     if not sent:
                         sent.append(1)
                         return {"type": "http.request", "body": b"", "more_body": False}
-                    while not marker.exists():
+                    while not running(app):
                         await asyncio.sleep(0.05)
                     return {"type": "http.disconnect"}
 
@@ -274,6 +282,11 @@ def test_games_unused_for_long_are_evicted_with_an_honest_message(tmp_path):
 
 
 # --- uploads ---------------------------------------------------------------------------------
+def stored(data):
+    """The uploaded files on disk (each server keeps its own folder under uploads/)."""
+    return sorted(p.name for p in (data / "uploads").rglob("*") if p.is_file() and p.name != ".owner")
+
+
 def _tree_bytes(tmp_path, nodes, seed=1, suffix=".tree"):
     path = tmp_path / f"t{nodes}-{seed}{suffix}"
     save_tree(random_mcts_tree(nodes, seed=seed), path)
@@ -291,11 +304,11 @@ def test_uploads_have_a_quota_expire_and_are_deleted_at_shutdown(tmp_path):
         assert a.status_code == 200 and b.status_code == 200
         full = client.post("/api/uploads", params={"name": "c.tree"}, content=one)
         assert full.status_code == 507 and "quota" in detail(full)
-        assert len(list((data / "uploads").iterdir())) == 2  # the refused one left nothing behind
+        assert len(stored(data)) == 2  # the refused one left nothing behind
         clock[0] += 2 * 3600
         c = client.post("/api/uploads", params={"name": "c.tree"}, content=one)  # the old ones expired
         assert c.status_code == 200, c.text
         expired = client.get(f"/api/uploads/{a.json()['id']}/data")
         assert expired.status_code == 404 and "expired" in detail(expired)
-        assert [p.name for p in (data / "uploads").iterdir()] == [f"{c.json()['id']}.tree"]
-    assert list((data / "uploads").iterdir()) == []
+        assert stored(data) == [f"{c.json()['id']}.tree"]
+    assert stored(data) == [] and list((data / "uploads").iterdir()) == []

@@ -1,0 +1,165 @@
+"""One AI worker process of the web server: it plays AI moves and parses uploaded trees.
+
+Searches and parses run here, not in the server's process: compiled kernels
+hold the interpreter lock for seconds at a time and a big search tree takes
+hundreds of megabytes, so only a separate process keeps the server answering
+and lets it take that memory back (by ending the process). The server's side
+is :mod:`boardlab.web.aipool`.
+
+The protocol over the worker's pipe is one message per job, ``(kind, payload)``,
+answered by ``("ok", result)``, ``("user-error", message)`` or
+``("error", traceback text)``. ``stop`` is an event shared with the server: the
+agent's ``stop`` is that event, so the server ends a search early by setting it
+(the agent then returns its best move so far).
+
+This module is imported once by the fork server that starts workers, so it
+imports what every job needs up front.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+
+from boardlab.agents.registry import make_agent  # noqa: F401  (preloaded for the workers)
+from boardlab.core import plugins
+from boardlab.core.errors import BoardlabError
+from boardlab.core.registry import make
+from boardlab.trees.model import Labels
+
+
+def main(conn, stop, server_pid: int, sys_path: list[str]) -> None:
+    """The worker's loop: one job at a time until the pipe closes or the server is gone."""
+    for entry in reversed(sys_path):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    threading.Thread(target=_watch_server, args=(server_pid,), daemon=True, name="server-watch").start()
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        kind, payload = message
+        try:
+            result = JOBS[kind](payload, stop)
+            reply = ("ok", result)
+        except BoardlabError as exc:
+            reply = ("user-error", str(exc))
+        except Exception:  # noqa: BLE001  a bug: the server logs it and answers 500-free
+            reply = ("error", traceback.format_exc())
+        try:
+            conn.send(reply)
+        except Exception:  # noqa: BLE001  e.g. a result that does not pickle
+            conn.send(("error", traceback.format_exc()))
+
+
+def _watch_server(server_pid: int) -> None:
+    """End this worker when the server is gone (killed without a chance to end its workers)."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() == 1 or not _alive(server_pid):
+            os._exit(0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _register(found: dict[str, str]) -> None:
+    """Plug-ins the server registered at run time (tests, notebooks) are registered here too."""
+    for name, target in found.items():
+        try:
+            if plugins.agents.target(name) == target:
+                continue
+        except BoardlabError:
+            pass
+        plugins.agents.register(name, target)
+
+
+def play_move(payload: dict[str, Any], stop) -> dict[str, Any]:
+    """Build the seat's agent, let it choose a move in the given position, hand back the move and its tree."""
+    _register(payload.get("plugins", {}))
+    started = time.perf_counter()
+    game = make(payload["game"])
+    state = game.state_from_history(payload["history"], payload["seed"], payload["start"])
+    agent = make_agent(payload["spec"], game)
+    agent.stop = stop  # the server sets it to end the search early
+    agent.reset(game, payload["seat"], payload["agent_seed"])
+    ready = time.perf_counter()
+    action = int(agent.step(state.clone()))
+    searched = time.perf_counter() - ready
+    if action not in state.legal_actions():
+        raise BoardlabError(f"agent {agent.spec} chose illegal action {action}")
+    handle = agent.last_tree() if agent.searches else None
+    tree = snapshot = None
+    meta: dict[str, Any] = {}
+    nodes = 0
+    if handle is not None:
+        meta, nodes = dict(handle.meta), int(handle.nodes)
+        if handle.snapshot is not None:
+            snapshot = compact(handle.snapshot)
+        else:
+            tree = handle.tree()
+    search = {k: v for k, v in (agent.last_search or {}).items() if isinstance(v, (int, float, str, bool, type(None), list, dict))}
+    return {
+        "action": action,
+        "agent": agent.spec,
+        "setup_seconds": ready - started,
+        "search_seconds": searched,
+        "stopped": bool(stop.is_set()),
+        "last_search": search,
+        "snapshot": snapshot,
+        "tree": tree,
+        "tree_meta": meta,
+        "nodes": nodes,
+    }
+
+
+def compact(snapshot):
+    """The snapshot with its per-node label lists as two arrays each: they cross the pipe
+    as one copy instead of a million small strings (the export reads them the same way)."""
+    if snapshot.moves is not None and not isinstance(snapshot.moves, Labels):
+        snapshot.moves = Labels.from_strings(m or "" for m in snapshot.moves)
+    if snapshot.states is not None and not isinstance(snapshot.states, Labels):
+        snapshot.states = Labels.from_strings(s or "" for s in snapshot.states)
+    return snapshot
+
+
+def parse_tree(payload: dict[str, Any], stop) -> Any:
+    """Parse an uploaded tree file (a path the server chose, inside its data folder) without
+    reading it into memory: the parser walks a read-only mapping of the file."""
+    from boardlab.trees import binary, csvformat, gamelabels
+
+    path, name = payload["path"], payload["name"]
+    size = os.path.getsize(path)
+    if size == 0:
+        data = np.zeros(0, dtype=np.uint8)
+    else:
+        data = np.memmap(path, dtype=np.uint8, mode="r")
+    try:
+        if path.endswith(".csv"):
+            tree = csvformat.parse_csv(data, name)
+        else:
+            tree = binary.parse_binary(data, name)
+    finally:
+        del data
+    gamelabels.restore_players(tree)
+    return tree
+
+
+JOBS = {"move": play_move, "parse": parse_tree}
