@@ -197,6 +197,17 @@ class AIPool:
             **self.stats,
         }
 
+    def reopen(self) -> None:
+        """Take jobs again after :meth:`close` (an app started again, as test clients do)."""
+        with self._lock:
+            if not self.closed:
+                return
+            self.closed = False
+            self.queue = queue.Queue(maxsize=self.queue.maxsize)
+            self._threads = []
+            self._workers = {}
+            self._running = {}
+
     def close(self) -> None:
         """Stop at once: cancel queued and running jobs, kill every worker."""
         if self.closed:
@@ -253,8 +264,9 @@ class AIPool:
         return worker
 
     def _dispatch(self, ctx, index: int) -> None:
+        jobs = self.queue  # this dispatcher's generation (reopen makes a new queue)
         while not self.closed:
-            job = self.queue.get()
+            job = jobs.get()
             if job is None or self.closed:
                 if job is not None:
                     _fail(job, Cancelled("cancelled: the server is shutting down"))

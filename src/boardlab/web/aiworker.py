@@ -39,6 +39,10 @@ def main(conn, stop, server_pid: int, sys_path: list[str]) -> None:
     for entry in reversed(sys_path):
         if entry not in sys.path:
             sys.path.insert(0, entry)
+    try:
+        os.nice(10)  # the server's own process, which answers requests, comes first
+    except OSError:
+        pass
     threading.Thread(target=_watch_server, args=(server_pid,), daemon=True, name="server-watch").start()
     conn.send(("ready", os.getpid()))
     while True:

@@ -279,7 +279,12 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
 
     from concurrent.futures import ThreadPoolExecutor
 
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boardlab-web")
+    threads: list[ThreadPoolExecutor] = []  # the server's own threads, made again after a shut-down
+
+    def pool() -> ThreadPoolExecutor:
+        if not threads:
+            threads.append(ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boardlab-web"))
+        return threads[0]
     ai = AIPool(limits.ai_workers, limits.ai_queue, limits.max_memory)
     sessions = SessionStore(data / "games.sqlite", clock, limits.game_days, limits.max_games)
     uploads = UploadStore(data / "uploads", limits.upload_quota, limits.max_upload, limits.upload_hours, clock, limits.kept_tree_nodes)
@@ -288,11 +293,15 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
+        ai.reopen()  # an app may be started again after a shut-down (test clients do)
+        sessions.open()
+        uploads.open()
         try:
             yield
         finally:
             ai.close()
-            pool.shutdown(wait=False, cancel_futures=True)
+            if threads:
+                threads.pop().shutdown(wait=False, cancel_futures=True)
             uploads.close()
             sessions.close()
 
@@ -306,7 +315,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     app.state.uploads = uploads
 
     async def in_pool(func, *args):
-        return await asyncio.get_running_loop().run_in_executor(pool, func, *args)
+        return await asyncio.get_running_loop().run_in_executor(pool(), func, *args)
 
     # --- errors: user mistakes become 4xx with one clear line ----------------------------
     def status_of(exc: BoardlabError) -> int:
@@ -528,7 +537,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     # --- uploaded trees ---------------------------------------------------------------
     async def parse_upload(upload) -> TreeSource:
         """Parse a stored upload in a worker process, one at a time."""
-        await asyncio.get_running_loop().run_in_executor(pool, parse_slot.acquire)
+        await asyncio.get_running_loop().run_in_executor(pool(), parse_slot.acquire)
         try:
             job = Job("parse", {"path": str(upload.path), "name": upload.name})
             tree = await asyncio.wrap_future(ai.submit(job))

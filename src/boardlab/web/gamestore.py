@@ -73,25 +73,42 @@ class SessionStore:
         self._lock = threading.RLock()
         self._loaded: OrderedDict[str, GameSession] = OrderedDict()
         self._written: dict[str, float] = {}
+        self.db: sqlite3.Connection | None = None
+        self.open()
+
+    def open(self) -> None:
+        """Open the file (again, after :meth:`close`)."""
+        if self.db is not None:
+            return
+        path = self.path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
-            version = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            db = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if version is None:
-                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif int(version[0]) != SCHEMA_VERSION:
+                db.close()
                 raise FormatError(f"{path}: web games store schema {version[0]}, this boardlab reads {SCHEMA_VERSION}")
+            self.db = db
         except sqlite3.DatabaseError as exc:
             raise FormatError(f"{path}: not a boardlab web games store ({exc})") from None
         except OSError as exc:
             raise BoardlabError(f"cannot open the web games store {path}: {exc.strerror}") from None
 
+    def _conn(self) -> sqlite3.Connection:
+        if self.db is None:
+            self.open()
+        return self.db
+
     def close(self) -> None:
         with self._lock:
-            self.db.close()
+            if self.db is not None:
+                self.db.close()
+                self.db = None
 
     # --- games -----------------------------------------------------------------------
     def add(self, session: GameSession) -> None:
@@ -104,7 +121,7 @@ class SessionStore:
         """Write the game's record and last use (after every move)."""
         record = json.dumps(session.to_record(), separators=(",", ":"))
         with self._lock:
-            self.db.execute(
+            self._conn().execute(
                 "INSERT INTO games (id, record, created, used) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(id) DO UPDATE SET record=excluded.record, used=excluded.used",
                 (session.id, record, session.created, session.touched),
@@ -117,7 +134,7 @@ class SessionStore:
         session.touched = max(session.touched, now)
         if now - self._written.get(session.id, 0.0) >= TOUCH_EVERY:
             with self._lock:
-                self.db.execute("UPDATE games SET used=? WHERE id=?", (session.touched, session.id))
+                self._conn().execute("UPDATE games SET used=? WHERE id=?", (session.touched, session.id))
                 self._written[session.id] = session.touched
 
     def get(self, session_id: str) -> GameSession:
@@ -127,7 +144,7 @@ class SessionStore:
             if found is not None:
                 self._loaded.move_to_end(session_id)
             else:
-                row = self.db.execute("SELECT record, created, used FROM games WHERE id=?", (session_id,)).fetchone()
+                row = self._conn().execute("SELECT record, created, used FROM games WHERE id=?", (session_id,)).fetchone()
                 if row is not None:
                     found = self._load(session_id, row)
         if found is not None and self.clock() - found.touched > self.max_age:
@@ -138,7 +155,7 @@ class SessionStore:
             self.touch(found)
             return found
         with self._lock:
-            gone = self.db.execute("SELECT removed, reason FROM gone WHERE id=?", (session_id,)).fetchone()
+            gone = self._conn().execute("SELECT removed, reason FROM gone WHERE id=?", (session_id,)).fetchone()
         shown = session_id[:40]
         if gone is not None:
             raise GameNotFound(f"game {shown!r} was removed on {_when(gone[0])}: {gone[1]}")
@@ -168,29 +185,29 @@ class SessionStore:
         removed = 0
         with self._lock:
             cutoff = now - self.max_age
-            old = [r[0] for r in self.db.execute("SELECT id FROM games WHERE used < ?", (cutoff,))]
+            old = [r[0] for r in self._conn().execute("SELECT id FROM games WHERE used < ?", (cutoff,))]
             reason = f"unused for more than {self.game_days:g} days (boardlab serve --game-days)"
             removed += self._remove(old, now, reason)
-            (count,) = self.db.execute("SELECT COUNT(*) FROM games").fetchone()
+            (count,) = self._conn().execute("SELECT COUNT(*) FROM games").fetchone()
             if count > self.max_games:
-                extra = [r[0] for r in self.db.execute("SELECT id FROM games ORDER BY used LIMIT ?", (count - self.max_games,))]
+                extra = [r[0] for r in self._conn().execute("SELECT id FROM games ORDER BY used LIMIT ?", (count - self.max_games,))]
                 reason = f"this server keeps the {self.max_games} most recently used games (boardlab serve --max-games)"
                 removed += self._remove(extra, now, reason)
             # the notes themselves go after a while
-            self.db.execute("DELETE FROM gone WHERE removed < ?", (now - 4 * self.max_age - 86400 * 30,))
+            self._conn().execute("DELETE FROM gone WHERE removed < ?", (now - 4 * self.max_age - 86400 * 30,))
         return removed
 
     def _remove(self, ids: list[str], now: float, reason: str) -> int:
         if not ids:
             return 0
-        self.db.execute("BEGIN")
+        self._conn().execute("BEGIN")
         try:
             for game_id in ids:
-                self.db.execute("DELETE FROM games WHERE id=?", (game_id,))
-                self.db.execute("INSERT OR REPLACE INTO gone (id, removed, reason) VALUES (?, ?, ?)", (game_id, now, reason))
-            self.db.execute("COMMIT")
+                self._conn().execute("DELETE FROM games WHERE id=?", (game_id,))
+                self._conn().execute("INSERT OR REPLACE INTO gone (id, removed, reason) VALUES (?, ?, ?)", (game_id, now, reason))
+            self._conn().execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._conn().execute("ROLLBACK")
             raise
         for game_id in ids:
             session = self._loaded.pop(game_id, None)
@@ -201,5 +218,5 @@ class SessionStore:
 
     def stats(self) -> dict[str, Any]:
         with self._lock:
-            (count,) = self.db.execute("SELECT COUNT(*) FROM games").fetchone()
+            (count,) = self._conn().execute("SELECT COUNT(*) FROM games").fetchone()
         return {"stored": count, "loaded": len(self._loaded)}

@@ -77,12 +77,20 @@ class UploadStore:
         self.hours = hours
         self.clock = clock
         self.keep_nodes = keep_nodes
-        root.mkdir(parents=True, exist_ok=True)
-        self._clean_abandoned()
-        self.folder = root / secrets.token_hex(8)
-        self.folder.mkdir()
-        (self.folder / ".owner").write_text(str(os.getpid()))
         self._lock = threading.Lock()
+        self.folder: Path | None = None
+        self.open()
+
+    def open(self) -> None:
+        """Make this server's folder (again, after :meth:`close`)."""
+        if self.folder is not None:
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._clean_abandoned()
+        folder = self.root / secrets.token_hex(8)
+        folder.mkdir()
+        (folder / ".owner").write_text(str(os.getpid()))
+        self.folder = folder
         self._files: dict[str, Upload] = {}
         self._expired: set[str] = set()
         self._reserved = 0  # bytes of uploads still streaming in
@@ -123,6 +131,7 @@ class UploadStore:
         if declared is not None and declared > self.max_upload:
             raise TooLarge(f"{name}: {declared} bytes is over the upload limit of {self.max_upload} bytes (boardlab serve --max-upload)")
         self.sweep()
+        self.open()
         upload_id = secrets.token_hex(12)
         return Incoming(self, upload_id, name, self.folder / f"{upload_id}{suffix}")
 
@@ -190,7 +199,9 @@ class UploadStore:
         with self._lock:
             self._files.clear()
             self._trees.clear()
-        shutil.rmtree(self.folder, ignore_errors=True)
+            folder, self.folder = self.folder, None
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class Incoming:
