@@ -79,7 +79,7 @@ def serve(
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise BoardlabError(f"cannot use {folder} as the data folder: {exc.strerror}") from None
-        app = create_app(folder, limits=limits)
+        app = create_app(folder, limits=limits, prestart_workers=True)
         if as_json:
             print_json({"url": url, "data": str(folder), "limits": limits.to_dict()})
         else:

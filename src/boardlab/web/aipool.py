@@ -152,12 +152,14 @@ class AIPool:
     """N worker processes behind one bounded queue (see the module docstring)."""
 
     def __init__(self, workers: int = 2, queue_size: int = 16, max_memory: int = 4096 * 2**20,
-                 grace: float = 1.0, start_timeout: float = 120.0) -> None:
+                 grace: float = 1.0, start_timeout: float = 120.0, prestart: bool = False) -> None:
         self.size = max(1, int(workers))
         self.queue: queue.Queue[Job | None] = queue.Queue(maxsize=max(1, int(queue_size)))
         self.max_memory = int(max_memory)
         self.grace = grace
         self.start_timeout = start_timeout
+        #: start the workers with the pool (a server), not with the first job (tests)
+        self.prestart = prestart
         self.closed = False
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
@@ -234,8 +236,17 @@ class AIPool:
                 pass
         for worker in workers:
             worker.close()
+        with self._lock:
+            # drop the pipes and stop events now: their semaphores are released with them
+            for worker in workers:
+                worker.stop = worker.conn = None  # type: ignore[assignment]
+            self._workers = {index: None for index in self._workers}
 
     # --- the dispatchers ---------------------------------------------------------
+    def start(self) -> None:
+        """Start the dispatchers (and with ``prestart`` the workers) now rather than with the first job."""
+        self._start()
+
     def _start(self) -> None:
         with self._lock:
             if self._threads:
@@ -265,6 +276,11 @@ class AIPool:
 
     def _dispatch(self, ctx, index: int) -> None:
         jobs = self.queue  # this dispatcher's generation (reopen makes a new queue)
+        if self.prestart:
+            try:
+                self._worker(ctx, index)
+            except WorkerFailed:
+                pass  # tried again with the first job
         while not self.closed:
             job = jobs.get()
             if job is None or self.closed:

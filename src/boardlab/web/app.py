@@ -267,10 +267,12 @@ def renderer_file(name: str) -> Path:
 
 
 def create_app(data_dir: str | Path | None = None, max_upload: int | None = None, workers: int = 4,
-               limits: ServerLimits | None = None, clock: Callable[[], float] = time.time) -> FastAPI:
+               limits: ServerLimits | None = None, clock: Callable[[], float] = time.time,
+               prestart_workers: bool = False) -> FastAPI:
     """The application. ``data_dir`` holds the games (``games.sqlite``) and uploads (a fresh
     temporary folder when None); ``limits`` are the server's limits (``boardlab serve`` options);
-    ``workers`` threads do the server's own lighter work (layouts, exports); ``clock`` is for tests."""
+    ``workers`` threads do the server's own lighter work (layouts, exports); ``prestart_workers``
+    starts the AI worker processes with the app instead of with the first AI move; ``clock`` is for tests."""
     limits = limits or ServerLimits()
     if max_upload is not None:
         limits = ServerLimits(**dict(limits.to_dict(), max_upload=max_upload))
@@ -285,7 +287,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         if not threads:
             threads.append(ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boardlab-web"))
         return threads[0]
-    ai = AIPool(limits.ai_workers, limits.ai_queue, limits.max_memory)
+    ai = AIPool(limits.ai_workers, limits.ai_queue, limits.max_memory, prestart=prestart_workers)
     sessions = SessionStore(data / "games.sqlite", clock, limits.game_days, limits.max_games)
     uploads = UploadStore(data / "uploads", limits.upload_quota, limits.max_upload, limits.upload_hours, clock, limits.kept_tree_nodes)
     parse_slot = threading.BoundedSemaphore(1)  # one upload parsed at a time
@@ -296,6 +298,8 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         ai.reopen()  # an app may be started again after a shut-down (test clients do)
         sessions.open()
         uploads.open()
+        if prestart_workers:
+            ai.start()
         try:
             yield
         finally:
