@@ -31,18 +31,22 @@ import itertools
 import logging
 import multiprocessing
 import os
+import pickle
 import queue
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from boardlab.core.errors import BoardlabError
 
 log = logging.getLogger("boardlab.web")
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+#: a worker left bigger than this (or a quarter of its share) by a job is replaced before the next
+#: (a fresh one takes about 200 MiB; the allocator keeps what a big search or parse took)
+RECYCLE = 400 * 2**20
 
 
 class Busy(BoardlabError):
@@ -91,14 +95,14 @@ class Job:
 class Worker:
     """One worker process and the pipe and stop event that go with it."""
 
-    def __init__(self, ctx, index: int) -> None:
+    def __init__(self, ctx, index: int, scratch: str | None = None) -> None:
         from boardlab.web import aiworker
 
         self.index = index
         self.conn, child = ctx.Pipe()
         self.stop = ctx.Event()
         self.process = ctx.Process(
-            target=aiworker.main, args=(child, self.stop, os.getpid(), list(sys.path)),
+            target=aiworker.main, args=(child, self.stop, os.getpid(), list(sys.path), scratch),
             name=f"boardlab-ai-{index}", daemon=True,
         )
         self.process.start()
@@ -152,7 +156,8 @@ class AIPool:
     """N worker processes behind one bounded queue (see the module docstring)."""
 
     def __init__(self, workers: int = 2, queue_size: int = 16, max_memory: int = 4096 * 2**20,
-                 grace: float = 1.0, start_timeout: float = 120.0, prestart: bool = False) -> None:
+                 grace: float = 1.0, start_timeout: float = 120.0, prestart: bool = False,
+                 scratch: Callable[[], str | None] | None = None) -> None:
         self.size = max(1, int(workers))
         self.queue: queue.Queue[Job | None] = queue.Queue(maxsize=max(1, int(queue_size)))
         self.max_memory = int(max_memory)
@@ -160,6 +165,8 @@ class AIPool:
         self.start_timeout = start_timeout
         #: start the workers with the pool (a server), not with the first job (tests)
         self.prestart = prestart
+        #: the folder where workers leave big results (see :func:`boardlab.web.aiworker.pack_result`)
+        self.scratch = scratch or (lambda: None)
         self.closed = False
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
@@ -264,7 +271,7 @@ class AIPool:
             return worker
         if worker is not None:
             worker.close()
-        worker = Worker(ctx, index)
+        worker = Worker(ctx, index, self.scratch())
         with self._lock:
             self._workers[index] = worker
         if not worker.wait_ready(self.start_timeout):
@@ -308,7 +315,7 @@ class AIPool:
             finally:
                 with self._lock:
                     self._running.pop(index, None)
-            if not self.closed and worker.process.is_alive() and rss(worker.pid) > self._share() / 2:
+            if not self.closed and worker.process.is_alive() and rss(worker.pid) > max(RECYCLE, self._share() / 4):
                 worker.close()  # a big idle worker gives its memory back by ending; the next job starts a fresh one
                 with self._lock:
                     self._workers[index] = None
@@ -332,9 +339,17 @@ class AIPool:
         while True:
             if worker.conn.poll(0.05):
                 try:
-                    kind, value = worker.conn.recv()
+                    message = worker.conn.recv()
                 except (EOFError, OSError):
-                    kind, value = "died", None
+                    message = ("died", None)
+                kind, value = message[0], message[1]
+                if kind == "ok-file":
+                    from boardlab.web.aiworker import load_result
+
+                    try:
+                        kind, value = "ok", load_result(*message[1:])
+                    except (OSError, ValueError, pickle.UnpicklingError) as exc:
+                        kind, value = "error", f"the worker's result could not be read: {exc}"
                 break
             if not worker.process.is_alive():
                 kind, value = "died", None
@@ -367,6 +382,8 @@ class AIPool:
             self.stats["cancelled"] += 1
             _fail(job, Cancelled(f"cancelled: {job.cancel_reason}"))
             return
+        if kind in ("ok", "user-error", "error"):
+            trim_memory()  # a big answer (a tree) passed through buffers the allocator would keep
         if kind == "ok":
             if isinstance(value, dict):
                 value["stopped_for"] = stopped_for
@@ -389,6 +406,25 @@ class AIPool:
                 f"the AI took more than the {job.wall:g} s this server allows a move (boardlab serve --max-ai-seconds)"))
         else:
             _fail(job, WorkerFailed("the AI worker process ended unexpectedly; it has been replaced"))
+
+
+def trim_memory() -> None:
+    """Hand freed heap memory back to the system (glibc), so that the server's resident size
+    follows what it holds rather than its peak."""
+    global _libc
+    if _libc is None:
+        try:
+            import ctypes
+
+            _libc = ctypes.CDLL("libc.so.6")
+            _libc.malloc_trim.argtypes = [ctypes.c_size_t]
+        except (OSError, AttributeError):
+            _libc = False
+    if _libc:
+        _libc.malloc_trim(0)
+
+
+_libc: Any = None
 
 
 def _finish(job: Job, value: Any) -> None:

@@ -8,7 +8,13 @@ is :mod:`boardlab.web.aipool`.
 
 The protocol over the worker's pipe is one message per job, ``(kind, payload)``,
 answered by ``("ok", result)``, ``("user-error", message)`` or
-``("error", traceback text)``. ``stop`` is an event shared with the server: the
+``("error", traceback text)``. A big result (a search tree, a parsed upload)
+does not cross the pipe: its arrays are written to a file in the server's
+scratch folder and only the rest is pickled (pickle protocol 5, arrays out of
+band), answered as ``("ok-file", pickled, path, [(offset, size), ...])``; the
+server maps that file and deletes it (:func:`load_result`), so a tree of
+millions of nodes arrives without a copy and without holding the server's
+interpreter lock for the time a copy takes. ``stop`` is an event shared with the server: the
 agent's ``stop`` is that event, so the server ends a search early by setting it
 (the agent then returns its best move so far).
 
@@ -18,7 +24,10 @@ imports what every job needs up front.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
+import pickle
 import sys
 import threading
 import time
@@ -34,7 +43,11 @@ from boardlab.core.registry import make
 from boardlab.trees.model import Labels
 
 
-def main(conn, stop, server_pid: int, sys_path: list[str]) -> None:
+#: results whose arrays take more bytes than this go through a file
+FILE_RESULT = 2**20
+
+
+def main(conn, stop, server_pid: int, sys_path: list[str], scratch: str | None = None) -> None:
     """The worker's loop: one job at a time until the pipe closes or the server is gone."""
     for entry in reversed(sys_path):
         if entry not in sys.path:
@@ -55,7 +68,7 @@ def main(conn, stop, server_pid: int, sys_path: list[str]) -> None:
         kind, payload = message
         try:
             result = JOBS[kind](payload, stop)
-            reply = ("ok", result)
+            reply = pack_result(result, scratch)
         except BoardlabError as exc:
             reply = ("user-error", str(exc))
         except Exception:  # noqa: BLE001  a bug: the server logs it and answers 500-free
@@ -64,6 +77,40 @@ def main(conn, stop, server_pid: int, sys_path: list[str]) -> None:
             conn.send(reply)
         except Exception:  # noqa: BLE001  e.g. a result that does not pickle
             conn.send(("error", traceback.format_exc()))
+
+
+_results = itertools.count(1)
+
+
+def pack_result(result: Any, scratch: str | None) -> tuple:
+    """``("ok", result)``, or for a big one ``("ok-file", pickled, path, spans)`` (see the module docstring)."""
+    if scratch is None:
+        return ("ok", result)
+    buffers: list[pickle.PickleBuffer] = []
+    pickled = pickle.dumps(result, protocol=5, buffer_callback=buffers.append)
+    raws = [b.raw() for b in buffers]
+    if sum(r.nbytes for r in raws) < FILE_RESULT:
+        return ("ok", result)
+    path = os.path.join(scratch, f"{os.getpid()}-{next(_results)}.bin")
+    spans = []
+    with open(path, "wb") as handle:
+        for raw in raws:
+            pad = (-handle.tell()) % 64  # aligned, as numpy likes its buffers
+            handle.write(b"\0" * pad)
+            spans.append((handle.tell(), raw.nbytes))
+            handle.write(raw)
+    return ("ok-file", pickled, path, spans)
+
+
+def load_result(pickled: bytes, path: str, spans: list[tuple[int, int]]) -> Any:
+    """The server's side of :func:`pack_result`: map the file (copy on write) and delete it
+    at once (the mapping keeps its pages until the arrays go)."""
+    try:
+        mapped = np.memmap(path, dtype=np.uint8, mode="c") if os.path.getsize(path) else np.zeros(0, np.uint8)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    return pickle.loads(pickled, buffers=[mapped[start:start + size] for start, size in spans])
 
 
 def _watch_server(server_pid: int) -> None:

@@ -53,7 +53,7 @@ from boardlab.web.aipool import AIPool, Busy, Cancelled, Job, WorkerFailed
 from boardlab.web.gamestore import GameNotFound, SessionStore
 from boardlab.web.limits import MIB, ServerLimits
 from boardlab.web.sessions import MODES, ConflictError, GameSession
-from boardlab.web.uploads import TREE_SUFFIXES, QuotaFull, TooLarge, UploadNotFound, UploadStore
+from boardlab.web.uploads import QuotaFull, Scratch, TooLarge, UploadNotFound, UploadStore
 
 log = logging.getLogger("boardlab.web")
 
@@ -287,7 +287,8 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         if not threads:
             threads.append(ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boardlab-web"))
         return threads[0]
-    ai = AIPool(limits.ai_workers, limits.ai_queue, limits.max_memory, prestart=prestart_workers)
+    scratch = Scratch(data / "scratch")
+    ai = AIPool(limits.ai_workers, limits.ai_queue, limits.max_memory, prestart=prestart_workers, scratch=scratch.path)
     sessions = SessionStore(data / "games.sqlite", clock, limits.game_days, limits.max_games)
     uploads = UploadStore(data / "uploads", limits.upload_quota, limits.max_upload, limits.upload_hours, clock, limits.kept_tree_nodes)
     parse_slot = threading.BoundedSemaphore(1)  # one upload parsed at a time
@@ -304,6 +305,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
             yield
         finally:
             ai.close()
+            scratch.close()
             if threads:
                 threads.pop().shutdown(wait=False, cancel_futures=True)
             uploads.close()
@@ -566,8 +568,9 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         incoming = uploads.begin(name, size)
         try:
             async for chunk in request.stream():
-                incoming.write(chunk)
-            stored = incoming.finish()
+                if incoming.add(chunk):
+                    await in_pool(incoming.flush)
+            stored = await in_pool(incoming.finish)
         except BaseException:
             incoming.abort()
             raise

@@ -65,6 +65,42 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def own_folder(root: Path) -> Path:
+    """A new folder of this process under ``root``, marked with its process id; folders
+    of processes that are gone (a server killed without cleaning up) are removed first."""
+    root.mkdir(parents=True, exist_ok=True)
+    for folder in root.iterdir():
+        try:
+            pid = int((folder / ".owner").read_text())
+        except (OSError, ValueError):
+            continue
+        if not _alive(pid):
+            shutil.rmtree(folder, ignore_errors=True)
+    folder = root / secrets.token_hex(8)
+    folder.mkdir()
+    (folder / ".owner").write_text(str(os.getpid()))
+    return folder
+
+
+class Scratch:
+    """This server's scratch folder (``<data>/scratch/<token>``): where AI workers leave big
+    results for the server to map (:func:`boardlab.web.aiworker.pack_result`); gone at shutdown."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.folder: Path | None = None
+
+    def path(self) -> str:
+        if self.folder is None:
+            self.folder = own_folder(self.root)
+        return str(self.folder)
+
+    def close(self) -> None:
+        folder, self.folder = self.folder, None
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 class UploadStore:
     """The server's uploads (see the module docstring)."""
 
@@ -85,26 +121,11 @@ class UploadStore:
         """Make this server's folder (again, after :meth:`close`)."""
         if self.folder is not None:
             return
-        self.root.mkdir(parents=True, exist_ok=True)
-        self._clean_abandoned()
-        folder = self.root / secrets.token_hex(8)
-        folder.mkdir()
-        (folder / ".owner").write_text(str(os.getpid()))
-        self.folder = folder
+        self.folder = own_folder(self.root)
         self._files: dict[str, Upload] = {}
         self._expired: set[str] = set()
         self._reserved = 0  # bytes of uploads still streaming in
         self._trees: OrderedDict[str, Any] = OrderedDict()
-
-    def _clean_abandoned(self) -> None:
-        for folder in self.root.iterdir():
-            owner = folder / ".owner"
-            try:
-                pid = int(owner.read_text())
-            except (OSError, ValueError):
-                continue
-            if not _alive(pid):
-                shutil.rmtree(folder, ignore_errors=True)
 
     # --- space -------------------------------------------------------------------------
     def used_bytes(self) -> int:
@@ -205,21 +226,39 @@ class UploadStore:
 
 
 class Incoming:
-    """One file streaming in: counted against the limit and the quota chunk by chunk."""
+    """One file streaming in: counted against the limit and the quota chunk by chunk, written in
+    blocks of about a MiB (by :meth:`flush`, which callers run off the event loop: a disk that
+    throttles writers must not stall every other request)."""
+
+    BLOCK = 2**20
 
     def __init__(self, store: UploadStore, upload_id: str, name: str, path: Path) -> None:
         self.store, self.id, self.name, self.path = store, upload_id, name, path
         self.size = 0
+        self._pending: list[bytes] = []
+        self._pending_bytes = 0
         self._handle = open(path, "wb")
 
-    def write(self, chunk: bytes) -> None:
+    def add(self, chunk: bytes) -> bool:
+        """Count ``chunk`` in; True when a block is ready for :meth:`flush`."""
         if self.size + len(chunk) > self.store.max_upload:
             raise TooLarge(f"{self.name}: over the upload limit of {self.store.max_upload} bytes (boardlab serve --max-upload)")
         self.store._reserve(self.name, len(chunk))
         self.size += len(chunk)
-        self._handle.write(chunk)
+        self._pending.append(chunk)
+        self._pending_bytes += len(chunk)
+        return self._pending_bytes >= self.BLOCK
+
+    def flush(self) -> None:
+        block, self._pending, self._pending_bytes = b"".join(self._pending), [], 0
+        self._handle.write(block)
+
+    def write(self, chunk: bytes) -> None:
+        if self.add(chunk):
+            self.flush()
 
     def finish(self) -> Upload:
+        self.flush()
         self._handle.close()
         upload = Upload(self.id, self.name, self.path, self.size, self.store.clock())
         self.store._release(self.size)
@@ -227,6 +266,7 @@ class Incoming:
         return upload
 
     def abort(self) -> None:
+        self._pending = []
         self._handle.close()
         self.store._release(self.size)
         self.path.unlink(missing_ok=True)
