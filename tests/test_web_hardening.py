@@ -308,6 +308,10 @@ def test_uploads_have_a_quota_expire_and_are_deleted_at_shutdown(tmp_path):
         clock[0] += 2 * 3600
         c = client.post("/api/uploads", params={"name": "c.tree"}, content=one)  # the old ones expired
         assert c.status_code == 200, c.text
+        # parsing, layout and export ran in the tree worker, not in the server's own process
+        assert client.get(f"/api/uploads/{c.json()['id']}/data").status_code == 200
+        assert client.get(f"/api/uploads/{c.json()['id']}/export", params={"format": "csv"}).status_code == 200
+        assert client.get("/api/status").json()["trees"]["done"] >= 5  # 3 parses, a layout, an export
         expired = client.get(f"/api/uploads/{a.json()['id']}/data")
         assert expired.status_code == 404 and "expired" in detail(expired)
         assert stored(data) == [f"{c.json()['id']}.tree"]

@@ -157,7 +157,8 @@ class AIPool:
 
     def __init__(self, workers: int = 2, queue_size: int = 16, max_memory: int = 4096 * 2**20,
                  grace: float = 1.0, start_timeout: float = 120.0, prestart: bool = False,
-                 scratch: Callable[[], str | None] | None = None) -> None:
+                 scratch: Callable[[], str | None] | None = None, workers_in_all: int | None = None,
+                 name: str = "AI") -> None:
         self.size = max(1, int(workers))
         self.queue: queue.Queue[Job | None] = queue.Queue(maxsize=max(1, int(queue_size)))
         self.max_memory = int(max_memory)
@@ -167,6 +168,9 @@ class AIPool:
         self.prestart = prestart
         #: the folder where workers leave big results (see :func:`boardlab.web.aiworker.pack_result`)
         self.scratch = scratch or (lambda: None)
+        #: worker processes of every pool of the server (the memory cap is shared by all)
+        self.workers_in_all = max(self.size, workers_in_all or self.size)
+        self.name = name
         self.closed = False
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
@@ -185,8 +189,8 @@ class AIPool:
         except queue.Full:
             self.stats["refused_busy"] += 1
             raise Busy(
-                f"the server is busy: {self.size} AI worker(s) at work and {self.queue.qsize()} move(s) waiting "
-                "(boardlab serve --ai-workers, --ai-queue); try again in a moment"
+                f"the server is busy: {self.size} {self.name} worker(s) at work and {self.queue.qsize()} job(s) waiting"
+                + (" (boardlab serve --ai-workers, --ai-queue)" if self.name == "AI" else "") + "; try again in a moment"
             ) from None
         return job.future
 
@@ -320,15 +324,28 @@ class AIPool:
                 with self._lock:
                     self._workers[index] = None
 
+    def _send(self, worker: Worker, job: Job) -> None:
+        """Hand ``job`` to ``worker``; big payloads (trees) go through a scratch file."""
+        from boardlab.web.aiworker import pack_file
+
+        scratch = self.scratch() if job.kind in ("pack", "export") else None
+        if scratch is not None:
+            path = os.path.join(scratch, f"in-{os.getpid()}-{job.id}.bin")
+            packed = pack_file(job.payload, path)
+            if packed is not None:
+                worker.conn.send(("file-job", job.kind, packed[0], path, packed[1]))
+                return
+        worker.conn.send((job.kind, job.payload))
+
     def _share(self) -> int:
         """The memory one worker may use: the cap less the server's own, split evenly."""
-        return max(64 * 2**20, (self.max_memory - rss()) // self.size)
+        return max(64 * 2**20, (self.max_memory - rss()) // self.workers_in_all)
 
     def _run(self, worker: Worker, job: Job) -> None:
         worker.stop.clear()
         try:
-            worker.conn.send((job.kind, job.payload))
-        except (OSError, ValueError) as exc:
+            self._send(worker, job)
+        except (OSError, ValueError, pickle.PicklingError) as exc:
             worker.kill()
             self.stats["failed"] += 1
             _fail(job, WorkerFailed(f"the AI worker could not take the job: {exc}"))

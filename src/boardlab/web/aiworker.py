@@ -65,7 +65,15 @@ def main(conn, stop, server_pid: int, sys_path: list[str], scratch: str | None =
             return
         if message is None:
             return
-        kind, payload = message
+        if message[0] == "file-job":  # a big payload (trees to draw) waits in a file
+            kind = message[1]
+            try:
+                payload = load_result(*message[2:])
+            except (OSError, ValueError, pickle.UnpicklingError) as exc:
+                conn.send(("error", f"the job's input could not be read: {exc}"))
+                continue
+        else:
+            kind, payload = message
         try:
             result = JOBS[kind](payload, stop)
             reply = pack_result(result, scratch)
@@ -82,16 +90,14 @@ def main(conn, stop, server_pid: int, sys_path: list[str], scratch: str | None =
 _results = itertools.count(1)
 
 
-def pack_result(result: Any, scratch: str | None) -> tuple:
-    """``("ok", result)``, or for a big one ``("ok-file", pickled, path, spans)`` (see the module docstring)."""
-    if scratch is None:
-        return ("ok", result)
+def pack_file(obj: Any, path: str) -> tuple[bytes, list[tuple[int, int]]] | None:
+    """Pickle ``obj`` with its big arrays out of band into the file ``path`` (None: they are
+    small, and ``obj`` is better sent as it is): ``(pickled rest, spans of the arrays)``."""
     buffers: list[pickle.PickleBuffer] = []
-    pickled = pickle.dumps(result, protocol=5, buffer_callback=buffers.append)
+    pickled = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
     raws = [b.raw() for b in buffers]
     if sum(r.nbytes for r in raws) < FILE_RESULT:
-        return ("ok", result)
-    path = os.path.join(scratch, f"{os.getpid()}-{next(_results)}.bin")
+        return None
     spans = []
     with open(path, "wb") as handle:
         for raw in raws:
@@ -99,7 +105,18 @@ def pack_result(result: Any, scratch: str | None) -> tuple:
             handle.write(b"\0" * pad)
             spans.append((handle.tell(), raw.nbytes))
             handle.write(raw)
-    return ("ok-file", pickled, path, spans)
+    return pickled, spans
+
+
+def pack_result(result: Any, scratch: str | None) -> tuple:
+    """``("ok", result)``, or for a big one ``("ok-file", pickled, path, spans)`` (see the module docstring)."""
+    if scratch is None:
+        return ("ok", result)
+    path = os.path.join(scratch, f"{os.getpid()}-{next(_results)}.bin")
+    packed = pack_file(result, path)
+    if packed is None:
+        return ("ok", result)
+    return ("ok-file", packed[0], path, packed[1])
 
 
 def load_result(pickled: bytes, path: str, spans: list[tuple[int, int]]) -> Any:
@@ -213,4 +230,23 @@ def parse_tree(payload: dict[str, Any], stop) -> Any:
     return tree
 
 
-JOBS = {"move": play_move, "parse": parse_tree}
+def pack_tree(payload: dict[str, Any], stop) -> np.ndarray:
+    """The viewer's binary body of a tree (layout, colours, the diff with the previous tree)."""
+    from boardlab.web import treepack
+
+    game = make(payload["game"]) if payload.get("game") else None
+    previous = payload.get("previous")
+    diff = treepack.diff_flags(previous, payload["tree"], payload.get("prefix") or []) if previous is not None else None
+    body = treepack.pack_tree(payload["tree"], payload.get("meta") or {}, diff, game)
+    return np.frombuffer(body, dtype=np.uint8)
+
+
+def export_tree(payload: dict[str, Any], stop) -> dict[str, Any]:
+    """A tree as a file (csv, tree or png)."""
+    from boardlab.web import treepack
+
+    data, media, suffix = treepack.export_bytes(payload["tree"], payload["format"])
+    return {"data": np.frombuffer(data, dtype=np.uint8), "media": media, "suffix": suffix}
+
+
+JOBS = {"move": play_move, "parse": parse_tree, "pack": pack_tree, "export": export_tree}

@@ -63,6 +63,9 @@ MAX_UPLOAD = ServerLimits().max_upload
 #: packed trees kept for the viewer, by count and bytes
 PACKED_KEEP = 6
 PACKED_BYTES = 512 * MIB
+#: worker processes for trees (parsing uploads, layouts, exports), and how long one such job may take
+TREE_WORKERS = 1
+TREE_JOB_SECONDS = 600
 #: how often an AI move's request checks whether its client is still there (seconds)
 DISCONNECT_POLL = 0.25
 
@@ -180,20 +183,7 @@ def tree_source(tree: Tree, title: str, meta: dict[str, Any]) -> TreeSource:
 
 def tree_bytes(tree: Tree, fmt: str) -> tuple[bytes, str, str]:
     """The tree as a file of format ``csv``, ``tree`` (the binary format) or ``png``."""
-    from boardlab.trees import binary, csvformat
-
-    if fmt == "csv":
-        return csvformat.to_bytes(tree), "text/csv", "csv"
-    if fmt == "tree":
-        return binary.to_bytes(tree), "application/octet-stream", "tree"
-    if fmt == "png":
-        from boardlab.trees.render import render_png
-
-        with tempfile.TemporaryDirectory() as scratch:
-            target = Path(scratch) / "tree.png"
-            render_png(tree, target)
-            return target.read_bytes(), "image/png", "png"
-    raise BoardlabError(f"unknown export format {fmt!r} (formats: csv, tree, png)")
+    return treepack.export_bytes(tree, fmt)
 
 
 def tree_diff(previous: Tree, tree: Tree, prefix: list[str]):
@@ -288,23 +278,31 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
             threads.append(ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boardlab-web"))
         return threads[0]
     scratch = Scratch(data / "scratch")
-    ai = AIPool(limits.ai_workers, limits.ai_queue, limits.max_memory, prestart=prestart_workers, scratch=scratch.path)
+    in_all = limits.ai_workers + TREE_WORKERS
+    ai = AIPool(limits.ai_workers, limits.ai_queue, limits.max_memory, prestart=prestart_workers, scratch=scratch.path,
+                workers_in_all=in_all)
+    # uploads are parsed and trees laid out and exported in a worker of their own: the viewer
+    # never waits behind a search, and compiled layouts never stall the server's own process
+    trees = AIPool(TREE_WORKERS, 16, limits.max_memory, prestart=prestart_workers, scratch=scratch.path,
+                   workers_in_all=in_all, name="tree")
     sessions = SessionStore(data / "games.sqlite", clock, limits.game_days, limits.max_games)
     uploads = UploadStore(data / "uploads", limits.upload_quota, limits.max_upload, limits.upload_hours, clock, limits.kept_tree_nodes)
-    parse_slot = threading.BoundedSemaphore(1)  # one upload parsed at a time
     kept = TreeBudget(limits.kept_tree_nodes)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
         ai.reopen()  # an app may be started again after a shut-down (test clients do)
+        trees.reopen()
         sessions.open()
         uploads.open()
         if prestart_workers:
             ai.start()
+            trees.start()
         try:
             yield
         finally:
             ai.close()
+            trees.close()
             scratch.close()
             if threads:
                 threads.pop().shutdown(wait=False, cancel_futures=True)
@@ -317,6 +315,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     app.state.sessions = sessions
     app.state.data_dir = data
     app.state.ai = ai
+    app.state.trees = trees
     app.state.limits = limits
     app.state.uploads = uploads
 
@@ -362,7 +361,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     @app.get("/api/status")
     def status() -> dict[str, Any]:
         """What the server is doing: AI workers, queue, memory, games and uploads stored."""
-        return {"ai": ai.status(), "games": sessions.stats(),
+        return {"ai": ai.status(), "trees": trees.status(), "games": sessions.stats(),
                 "uploads": {"bytes": uploads.used_bytes(), "quota": limits.upload_quota},
                 "kept_tree_nodes": kept.total, "limits": limits.to_dict()}
 
@@ -486,15 +485,21 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
             sources.append(source)
         return sources[0], (sources[1] if len(sources) > 1 else None)
 
-    def packed_body(source: TreeSource, previous: TreeSource | None) -> bytes:
+    async def tree_job(kind: str, payload: dict[str, Any]) -> Any:
+        """Run ``kind`` (pack, export, parse) in the tree worker."""
+        return await asyncio.wrap_future(trees.submit(Job(kind, payload, wall=TREE_JOB_SECONDS)))
+
+    async def packed_body(source: TreeSource, previous: TreeSource | None) -> bytes:
         key = (id(source.tree), id(previous.tree) if previous else None)
         with packed_lock:
             if key in packed:
                 packed.move_to_end(key)
                 return packed[key]
-        diff = tree_diff(previous.tree, source.tree, list(source.prefix)) if previous is not None else None
+        tree = await in_pool(lambda: source.tree)  # a search's tree is exported on first use
         meta = dict(source.meta, title=source.title, has_previous=previous is not None)
-        body = treepack.pack_tree(source.tree, meta, diff, source.game)
+        payload = {"tree": tree, "meta": meta, "game": source.game.spec() if source.game is not None else None,
+                   "previous": previous.tree if previous is not None else None, "prefix": list(source.prefix)}
+        body = bytes(await tree_job("pack", payload))
         with packed_lock:
             packed[key] = body
             while len(packed) > 1 and (len(packed) > PACKED_KEEP or sum(map(len, packed.values())) > PACKED_BYTES):
@@ -520,14 +525,16 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
                                  "to_move": observation.get("to_move"), "playable": not state.is_terminal()}
         return info
 
-    def export(source: TreeSource, fmt: str, stem: str) -> Response:
-        data, media, suffix = tree_bytes(source.tree, fmt)
-        return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{stem}.{suffix}"'})
+    async def export(source: TreeSource, fmt: str, stem: str) -> Response:
+        treepack.check_format(fmt)
+        done = await tree_job("export", {"tree": source.tree, "format": fmt})
+        return Response(bytes(done["data"]), media_type=done["media"],
+                        headers={"Content-Disposition": f'attachment; filename="{stem}.{done["suffix"]}"'})
 
     @app.get("/api/games/{game_id}/trees/{index}/data")
     async def game_tree_data(game_id: str, index: int) -> Response:
         source, previous = await in_pool(game_tree, game_id, index)
-        body = await in_pool(packed_body, source, previous)
+        body = await packed_body(source, previous)
         return Response(body, media_type="application/octet-stream")
 
     @app.get("/api/games/{game_id}/trees/{index}/nodes/{node}")
@@ -538,17 +545,12 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     @app.get("/api/games/{game_id}/trees/{index}/export")
     async def game_tree_export(game_id: str, index: int, format: FORMAT = "csv") -> Response:
         source = (await in_pool(game_tree, game_id, index))[0]
-        return await in_pool(export, source, format, f"tree-{game_id[:40]}-{index}")
+        return await export(source, format, f"tree-{game_id[:40]}-{index}")
 
     # --- uploaded trees ---------------------------------------------------------------
     async def parse_upload(upload) -> TreeSource:
-        """Parse a stored upload in a worker process, one at a time."""
-        await asyncio.get_running_loop().run_in_executor(pool(), parse_slot.acquire)
-        try:
-            job = Job("parse", {"path": str(upload.path), "name": upload.name})
-            tree = await asyncio.wrap_future(ai.submit(job))
-        finally:
-            parse_slot.release()
+        """Parse a stored upload in the tree worker (so one at a time), from a mapping of the file."""
+        tree = await tree_job("parse", {"path": str(upload.path), "name": upload.name})
         return tree_source(tree, upload.name, {"upload": upload.id, "name": upload.name})
 
     async def upload_source(upload_id: str) -> TreeSource:
@@ -586,7 +588,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     async def upload_data(upload_id: str, prev: Annotated[str | None, Query(max_length=64)] = None) -> Response:
         source = await upload_source(upload_id)
         previous = await upload_source(prev) if prev else None
-        body = await in_pool(packed_body, source, previous)
+        body = await packed_body(source, previous)
         return Response(body, media_type="application/octet-stream")
 
     @app.get("/api/uploads/{upload_id}/nodes/{node}")
@@ -597,7 +599,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     @app.get("/api/uploads/{upload_id}/export")
     async def upload_export(upload_id: str, format: FORMAT = "csv") -> Response:
         source = await upload_source(upload_id)
-        return await in_pool(export, source, format, f"tree-{upload_id[:40]}")
+        return await export(source, format, f"tree-{upload_id[:40]}")
 
     # --- the page ----------------------------------------------------------------------
     @app.get("/")
