@@ -5,7 +5,6 @@ games that survive a restart, bounded uploads. No test here depends on timing
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 

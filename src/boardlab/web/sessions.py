@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,8 +49,11 @@ MODES = ("human-ai", "ai-ai", "human-human")
 #: trees kept per session, by count and by nodes in all (a 250k-node tree takes ~15 MB)
 MAX_TREES = 64
 MAX_TREE_NODES = 4_000_000
-#: agent options any browser agent may be given (keys outside these and an agent's own are refused)
+#: what the page shows for a person's seat
 PERSON = "human"
+#: the menu's AI fields, sent whatever the agent: an agent without one of these options ignores it
+#: (any other key that is not an option of the chosen agent is refused)
+MENU_OPTIONS = {"iterations", "time", "c"}
 
 
 class ConflictError(BoardlabError):
@@ -103,20 +105,12 @@ def history_log(state: State) -> list[tuple[int, str]]:
 def seat_specs(mode: str, ai: Any, players: int, human_seat: int) -> list[str | None]:
     """The agent spec of each seat (None: a person), from the menu's AI settings:
     one settings object for every AI seat, or a list used in turn."""
-    from boardlab.agents.registry import agent_names, agent_class
-
     settings = ai if isinstance(ai, list) else [ai]
     if not settings or not all(isinstance(s, dict) for s in settings):
         raise SpecError("'ai' must be one settings object or a non-empty list of them")
     if mode == "human-human":
         return [None] * players
-    known: set[str] = set()
-    for name in agent_names():
-        try:
-            known |= set(agent_class(name).options)
-        except BoardlabError:
-            continue
-    specs = [settings_spec(s, known) for s in settings]
+    specs = [settings_spec(s, MENU_OPTIONS) for s in settings]
     if mode == "ai-ai":
         return [specs[p % len(specs)] for p in range(players)]
     if not 0 <= human_seat < players:
