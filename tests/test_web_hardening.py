@@ -35,11 +35,27 @@ class WaitForStopAgent(Agent):
         return state.legal_actions()[0]
 
 
+class MemoryHogAgent(Agent):
+    """Takes 4 MiB more every few milliseconds until told to stop (or PATIENCE runs out)."""
+
+    name = "test-memory-hog"
+    summary = "test agent that eats memory until it is stopped"
+
+    def step(self, state):
+        hoard = []
+        for _ in range(PATIENCE * 100):
+            if self.stop.wait(0.01):
+                break
+            hoard.append(bytearray(4 * 2**20))  # zero-filled: really resident
+        return state.legal_actions()[0]
+
+
 @pytest.fixture(autouse=True)
-def wait_agent():
+def test_agents():
     from boardlab.core import plugins
 
-    with plugins.agents.registered("test-wait-for-stop", f"{__name__}:WaitForStopAgent"):
+    with plugins.agents.registered("test-wait-for-stop", f"{__name__}:WaitForStopAgent"), \
+            plugins.agents.registered("test-memory-hog", f"{__name__}:MemoryHogAgent"):
         yield
 
 
@@ -239,6 +255,54 @@ def test_a_client_that_goes_away_cancels_its_ai_move(tmp_path):
     replies, after, stats = asyncio.run(scenario())
     assert after["moves"] == []
     assert stats["ai"]["cancelled"] >= 1
+
+
+def test_a_full_queue_is_refused_with_503_and_nothing_waits_for_ever(tmp_path):
+    with TestClient(create_app(tmp_path / "data", limits=ServerLimits(ai_workers=1, ai_queue=1))) as client:
+        games = [new_game(client, mode="ai-ai", ai={"agent": "test-wait-for-stop"}) for _ in range(3)]
+        first, first_box = _start_waiting_move(client, games[0]["id"])  # the one worker is busy
+        second_box = {}
+        second = threading.Thread(target=lambda: second_box.setdefault("r", client.post(f"/api/games/{games[1]['id']}/ai-move")))
+        second.start()
+        for _ in range(PATIENCE * 20):
+            if client.get("/api/status").json()["ai"]["queued"] == 1:
+                break
+            time.sleep(0.05)
+        refused = client.post(f"/api/games/{games[2]['id']}/ai-move")
+        assert refused.status_code == 503 and "busy" in detail(refused) and refused.headers["retry-after"]
+        for game, thread in ((games[0], first), (games[1], second)):
+            new_game(client, replaces=game["id"])
+            thread.join(PATIENCE)
+        assert first_box["response"].status_code == 409 and second_box["r"].status_code == 409
+        assert all(client.get(f"/api/games/{g['id']}").json()["moves"] == [] for g in games)
+
+
+def test_an_agent_without_a_time_option_is_stopped_by_the_wall_clock(tmp_path, monkeypatch):
+    from boardlab.web import aipool, sessions
+
+    monkeypatch.setattr(sessions, "WALL_SLACK", 0.0)
+    monkeypatch.setattr(aipool, "STOP_GRACE", PATIENCE)  # a stopped agent answers; it is not killed first
+    with TestClient(create_app(tmp_path / "data", limits=ServerLimits(max_ai_seconds=0.01, ai_workers=1))) as client:
+        game = new_game(client, mode="ai-ai", ai={"agent": "test-wait-for-stop"}, seed=1)
+        played = client.post(f"/api/games/{game['id']}/ai-move")
+        assert played.status_code == 200, played.text  # stopped, it played its move so far
+        assert played.json()["ai"]["stopped_for"] == "time" and played.json()["moves"] == ["1"]
+
+
+def test_a_search_past_its_memory_share_is_stopped(tmp_path):
+    from boardlab.web.aipool import rss
+
+    # two workers in all (one AI, one for trees), each allowed 400 MiB beyond what this process holds
+    cap = rss() + 2 * 400 * 2**20
+    with TestClient(create_app(tmp_path / "data", limits=ServerLimits(max_memory=cap, ai_workers=1))) as client:
+        game = new_game(client, mode="ai-ai", ai={"agent": "test-memory-hog"}, seed=1)
+        played = client.post(f"/api/games/{game['id']}/ai-move")
+        if played.status_code == 200:  # stopped in time: its move so far is played
+            assert played.json()["ai"]["stopped_for"] == "memory"
+        else:  # still growing after the stop: ended
+            assert played.status_code == 503 and "memory" in detail(played)
+        status = client.get("/api/status").json()["ai"]
+        assert status["stopped_for_memory"] == 1
 
 
 # --- games kept in the data folder ------------------------------------------------------

@@ -44,6 +44,8 @@ from boardlab.core.errors import BoardlabError
 log = logging.getLogger("boardlab.web")
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+#: seconds a worker has to answer once told to stop, before it is killed
+STOP_GRACE = 1.0
 #: a worker left bigger than this (or a quarter of its share) by a job is replaced before the next
 #: (a fresh one takes about 200 MiB; the allocator keeps what a big search or parse took)
 RECYCLE = 400 * 2**20
@@ -156,13 +158,13 @@ class AIPool:
     """N worker processes behind one bounded queue (see the module docstring)."""
 
     def __init__(self, workers: int = 2, queue_size: int = 16, max_memory: int = 4096 * 2**20,
-                 grace: float = 1.0, start_timeout: float = 120.0, prestart: bool = False,
+                 grace: float | None = None, start_timeout: float = 120.0, prestart: bool = False,
                  scratch: Callable[[], str | None] | None = None, workers_in_all: int | None = None,
                  name: str = "AI") -> None:
         self.size = max(1, int(workers))
         self.queue: queue.Queue[Job | None] = queue.Queue(maxsize=max(1, int(queue_size)))
         self.max_memory = int(max_memory)
-        self.grace = grace
+        self.grace = STOP_GRACE if grace is None else grace
         self.start_timeout = start_timeout
         #: start the workers with the pool (a server), not with the first job (tests)
         self.prestart = prestart

@@ -49,6 +49,9 @@ MODES = ("human-ai", "ai-ai", "human-human")
 #: trees kept per session, by count and by nodes in all (a 250k-node tree takes ~15 MB)
 MAX_TREES = 64
 MAX_TREE_NODES = 4_000_000
+#: seconds a move may run past 1.5 times the server's time limit before it is stopped
+#: (for agents without a time option; searches with one end on their own)
+WALL_SLACK = 10.0
 #: what the page shows for a person's seat
 PERSON = "human"
 #: the menu's AI fields, sent whatever the agent: an agent without one of these options ignores it
@@ -291,7 +294,7 @@ class GameSession:
                 "plugins": {agent.name: agent_target(agent.name)},
             }
             # a wall clock for every agent, those without a time option included
-            job = Job("move", payload, wall=limits.max_ai_seconds * 1.5 + 10)
+            job = Job("move", payload, wall=limits.max_ai_seconds * 1.5 + WALL_SLACK)
             job.version = self.version  # type: ignore[attr-defined]
             job.player = player  # type: ignore[attr-defined]
             self.ai_job = job
