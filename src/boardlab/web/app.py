@@ -405,11 +405,8 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         ``ai`` says how long the move waited and searched."""
         found = session(game_id)
         job = found.start_ai(limits, now=clock())
-        try:
-            future = ai.submit(job)
-        except BoardlabError:
-            found.cancel_ai("refused")
-            raise
+        future = ai.submit(job)  # a full queue is refused here (503), and replaces nothing
+        found.adopt_ai(job)
         waiting = asyncio.wrap_future(future)
         while True:
             done, _ = await asyncio.wait({waiting}, timeout=DISCONNECT_POLL)

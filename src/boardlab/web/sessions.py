@@ -269,8 +269,8 @@ class GameSession:
             return action
 
     def start_ai(self, limits: ServerLimits, now: float = 0.0) -> Job:
-        """The job that lets the agent in the seat to move choose; an AI move already
-        in flight is cancelled (a newer request replaces it)."""
+        """The job that lets the agent in the seat to move choose; once it is queued,
+        :meth:`adopt_ai` makes it replace the AI move in flight (a refused one replaces nothing)."""
         with self.lock:
             self.touched = now
             if self.state.is_terminal():
@@ -279,8 +279,6 @@ class GameSession:
             spec = self.agent_specs[player]
             if spec is None:
                 raise ConflictError(f"player {player + 1} is a person; play their move by clicking")
-            if self.ai_job is not None:
-                self.ai_job.cancel("replaced by a newer AI move request for this game")
             agent = make_agent(spec, self.game)
             caps = server_caps(agent.name, agent.config, limits)
             payload = {
@@ -297,8 +295,16 @@ class GameSession:
             job = Job("move", payload, wall=limits.max_ai_seconds * 1.5 + WALL_SLACK)
             job.version = self.version  # type: ignore[attr-defined]
             job.player = player  # type: ignore[attr-defined]
-            self.ai_job = job
             return job
+
+    def adopt_ai(self, job: Job) -> None:
+        """``job`` (from :meth:`start_ai`) was queued: it replaces the AI move in flight, if any."""
+        with self.lock:
+            if self.ai_job is not None and self.ai_job is not job:
+                self.ai_job.cancel("replaced by a newer AI move request for this game")
+            if job.version != self.version:  # type: ignore[attr-defined]
+                job.cancel("the game changed while the move waited")
+            self.ai_job = job
 
     def finish_ai(self, job: Job, result: dict[str, Any], now: float = 0.0) -> int:
         """Apply the worker's answer to ``job``, unless the game moved on meanwhile."""
