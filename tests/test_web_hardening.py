@@ -110,6 +110,20 @@ def test_option_values_cannot_inject_options(client, value):
     detail(response)
 
 
+def test_a_huge_json_body_is_refused_before_it_is_read(client):
+    big = client.post("/api/games", content=b'{"game": "' + b"x" * (2 * 2**20) + b'"}', headers={"content-type": "application/json"})
+    assert big.status_code == 413 and "body" in detail(big)
+
+    def chunks():
+        yield b'{"game": "'
+        for _ in range(40):
+            yield b"x" * 65536
+        yield b'"}'
+
+    streamed = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
+    assert streamed.status_code == 413
+
+
 def test_unknown_ai_settings_are_refused_but_other_agents_options_are_ignored(client):
     bad = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": {"agent": "mcts", "depht": 3}})
     assert bad.status_code in (400, 422) and "depht" in detail(bad)

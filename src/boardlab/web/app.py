@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import tempfile
 import threading
@@ -128,6 +129,63 @@ class Move(BaseModel):
 
 #: an export format in a query
 FORMAT = Annotated[str, Query(max_length=8, description="csv, tree or png")]
+
+
+#: the largest JSON body a request may send (uploads stream, and have their own limit)
+MAX_BODY = 2**20
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes (other than an upload's) is refused
+    with 413 before it is read into memory, whether it declares its length or not."""
+
+    def __init__(self, app, limit: int = MAX_BODY, streamed: tuple[str, ...] = ("/api/uploads",)) -> None:
+        self.app, self.limit, self.streamed = app, limit, streamed
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("path", "").startswith(self.streamed):
+            return await self.app(scope, receive, send)
+        for key, value in scope.get("headers", []):
+            if key == b"content-length" and (not value.isdigit() or int(value) > self.limit):
+                return await self._refuse(send)
+        seen = 0
+        too_big = False
+        replaced = False
+
+        async def counted():
+            nonlocal seen, too_big
+            if too_big:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    too_big = True  # the app sees a client that went away; the client gets a 413
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def sending(message):
+            nonlocal replaced
+            if too_big:
+                if not replaced:
+                    replaced = True
+                    await self._refuse(send)
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, counted, sending)
+        except Exception:
+            if not too_big:
+                raise
+        if too_big and not replaced:
+            await self._refuse(send)
+
+    async def _refuse(self, send) -> None:
+        body = json.dumps({"detail": f"request body over {self.limit} bytes"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
 
 
 class ErrorDetail(BaseModel):
@@ -603,6 +661,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(BodyLimit)
     return app
 
 
