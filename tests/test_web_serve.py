@@ -105,7 +105,7 @@ def test_a_real_server_stays_responsive_bounded_and_stoppable_with_million_secon
         askers = [threading.Thread(target=ask, args=(name,), daemon=True) for name in replies]
         for thread in askers:
             thread.start()
-        latencies, memory = [], []
+        latencies, memory, running = [], [], []
         deadline = time.monotonic() + 6
         while time.monotonic() < deadline:
             start = time.perf_counter()
@@ -113,9 +113,10 @@ def test_a_real_server_stays_responsive_bounded_and_stoppable_with_million_secon
             latencies.append(time.perf_counter() - start)
             assert page.status_code == 200
             memory.append(tree_rss(proc.pid))
+            running.append(len(http.get("/api/status").json()["ai"]["running"]))
             time.sleep(0.2)
-        status = http.get("/api/status").json()
-        assert len(status["ai"]["running"]) == 2, status  # both searches still in flight
+        # two searches in flight (connect4's may be between two moves for an instant); chess's never ends
+        assert max(running) == 2 and running[-1] >= 1, running
         print(f"GET / latencies (s): {[round(x, 4) for x in latencies]}")
         print(f"server + workers RSS (MiB): max {max(memory) / 2**20:.0f}, cap {CAP_MIB}")
         print(f"connect4 moves answered while measuring: {len(replies['connect4'])}")
