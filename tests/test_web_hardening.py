@@ -338,6 +338,18 @@ def test_games_survive_a_restart_and_unknown_ones_get_an_honest_404(tmp_path):
         assert missing.status_code == 404 and "restart" not in detail(missing)
 
 
+def test_a_game_from_a_set_up_position_is_replayed_after_a_restart(tmp_path):
+    data = tmp_path / "data"
+    fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    with TestClient(create_app(data)) as client:
+        game = new_game(client, game="chess", position=fen)
+        game = client.post(f"/api/games/{game['id']}/move", json={"move": "e2e4"}).json()
+        before = client.get(f"/api/games/{game['id']}").json()
+    with TestClient(create_app(data)) as client:
+        after = client.get(f"/api/games/{game['id']}").json()
+    assert after["moves"] == before["moves"] and after["board"] == before["board"] and after["text"] == before["text"]
+
+
 def test_games_in_progress_are_not_dropped_by_newer_games(client):
     first = new_game(client, seed=1)
     client.post(f"/api/games/{first['id']}/move", json={"action": 0})
