@@ -199,15 +199,53 @@ ERRORS = {code: {"model": ErrorDetail, "description": text} for code, text in (
     (507, "the upload quota is full"))}
 
 
+#: pydantic's names of the branches of a union, as people say them
+_BRANCHES = {"bool": "true or false", "int": "an integer", "float": "a number", "str": "a string",
+             "constrained-str": "a string", "none": "null"}
+
+
+def _is_branch(part: Any) -> bool:
+    return isinstance(part, str) and ("[" in part or part in _BRANCHES)
+
+
 def validation_message(exc: RequestValidationError) -> str:
-    """The first problem of a request that does not fit its model, in one line."""
+    """The first problem of a request that does not fit its model, in one line.
+
+    Where a field may take several shapes (``ai``: an object or a list; an option value:
+    a number, true/false, a word), pydantic reports each shape's complaint: the one for the
+    shape that was sent is kept, or the shapes are named."""
     errors = exc.errors()
     if not errors:
         return "malformed request"
-    first = errors[0]
-    where = ".".join(str(part) for part in first.get("loc", ()) if part not in ("body",)) or "body"
-    message = str(first.get("msg", "invalid")).replace("Value error, ", "")
-    more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    if errors[0].get("type") == "json_invalid":
+        return "the body is not valid JSON"
+
+    def place(error) -> str:
+        parts = [str(p) for p in error.get("loc", ()) if p != "body" and not _is_branch(p)]
+        return ".".join(parts) or "body"
+
+    def fits(error) -> int:
+        loc = list(error.get("loc", ()))
+        branches = [i for i, p in enumerate(loc) if _is_branch(p)]
+        if not branches:
+            return 2
+        tag, deeper = str(loc[branches[0]]), len(loc) > branches[0] + 1
+        if tag.startswith("list["):
+            return 2 if deeper or isinstance(error.get("input"), list) else 0
+        return 1 if deeper or not isinstance(error.get("input"), list) else 0
+
+    first = max(errors, key=fits)
+    where = place(first)
+    same = [e for e in errors if place(e) == where]
+    kinds = [_BRANCHES[str(e["loc"][-1])] for e in same if e.get("loc") and str(e["loc"][-1]) in _BRANCHES]
+    if len(kinds) > 1 and len(kinds) == len(same):
+        kinds = list(dict.fromkeys(kinds))
+        message = "must be " + ", ".join(kinds[:-1]) + " or " + kinds[-1]
+    else:
+        message = str(first.get("msg", "invalid")).replace("Value error, ", "")
+    # problems elsewhere in the request (other shapes of the same field are no problem of it)
+    others = len({place(e) for e in errors if fits(e) == fits(first)} - {where})
+    more = f" (and {others} more problem{'s' if others > 1 else ''})" if others else ""
     return " ".join(f"{where}: {message}{more}".split())[:500]
 
 

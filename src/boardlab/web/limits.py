@@ -171,9 +171,14 @@ def check_budget(spec: str, config: Mapping[str, Any], limits: ServerLimits) -> 
         limit = getattr(limits, limit_name)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > limit:
             raise SpecError(
-                f"agent {spec}: {key}={value:g} is over this server's limit of {limit:g} {what} "
+                f"agent {spec}: {key}={number(value)} is over this server's limit of {number(limit)} {what} "
                 f"(boardlab serve {option(limit_name)})"
             )
+
+
+def number(value: float) -> str:
+    """``1000000.0`` as ``1000000``, ``0.5`` as ``0.5``."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e18 else f"{value:g}"
 
 
 def server_caps(name: str, config: Mapping[str, Any], limits: ServerLimits) -> dict[str, Any]:
