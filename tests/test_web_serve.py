@@ -9,12 +9,13 @@ ends the searches instead of waiting for them.
 
 This is the one test that times anything. Its margins, and why:
 
-* ``GET /`` under 0.2 s: the page is one small file; an idle server answers in
-  about 2 ms. The searches run at a lower priority in other processes, so only
-  a machine that is completely oversubscribed (CI runs two test processes on
-  two cores beside the two searches) slows it, and then by scheduling delays
-  of milliseconds, not the seconds the issue measured. The first answer is
-  taken once before measuring (it is not a search's doing).
+* ``GET /`` under 0.2 s: the page is one small file; an idle server on a quiet
+  machine answers in about 3 ms, and the searches run at a lower priority in
+  other processes. A shared machine can be so busy that even an idle server
+  takes longer (seen: 0.36 s at a load average of 12 on two cores), so the
+  test first measures the same server idle and allows 0.2 s on top of the
+  slowest idle answer: the searches may cost at most 0.2 s per answer, and on
+  a quiet machine that is the plain 0.2 s. (The issue measured 2-10 s.)
 * SIGTERM within 2 s: the server kills its workers at once and tells uvicorn
   to wait at most 1 s for requests; what is left is interpreter shutdown.
 * memory: sampled every 0.2 s from /proc (the server and all its children);
@@ -82,6 +83,13 @@ def test_a_real_server_stays_responsive_bounded_and_stoppable_with_million_secon
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
+        idle = []
+        for _ in range(10):
+            start = time.perf_counter()
+            http.get("/")
+            idle.append(time.perf_counter() - start)
+            time.sleep(0.05)
+        allowed = 0.2 + max(idle)
         games = {}
         for name in replies:
             made = http.post("/api/games", json={"game": name, "mode": "ai-ai", "ai": {"agent": "mcts", "time": 1000000}, "seed": 1})
@@ -117,10 +125,11 @@ def test_a_real_server_stays_responsive_bounded_and_stoppable_with_million_secon
             time.sleep(0.2)
         # two searches in flight (connect4's may be between two moves for an instant); chess's never ends
         assert max(running) == 2 and running[-1] >= 1, running
-        print(f"GET / latencies (s): {[round(x, 4) for x in latencies]}")
+        print(f"GET / latencies (s), idle: {[round(x, 4) for x in idle]}")
+        print(f"GET / latencies (s), two searches: {[round(x, 4) for x in latencies]}")
         print(f"server + workers RSS (MiB): max {max(memory) / 2**20:.0f}, cap {CAP_MIB}")
         print(f"connect4 moves answered while measuring: {len(replies['connect4'])}")
-        assert max(latencies) < 0.2, latencies
+        assert max(latencies) < allowed, (latencies, idle)
         assert max(memory) < CAP_MIB * 2**20, memory
         assert all(r.status_code == 200 for r in replies["connect4"] if isinstance(r, httpx.Response))
         for reply in replies["connect4"]:
