@@ -24,22 +24,30 @@ from boardlab.web.limits import ServerLimits
 #: a request that takes longer than this hangs (the slowest legitimate one, a default
 #: mcts move or a game set-up that loads compiled code, takes a second or two)
 HANG = 60
-EXAMPLES = 25
+EXAMPLES = 15
 
 LIMITS = ServerLimits(max_ai_seconds=2, max_ai_iterations=2000, max_tree_nodes=5000, ai_workers=1,
                       upload_quota=4 * 2**20, max_upload=2**20)
 
 
 DATA = tempfile.TemporaryDirectory(prefix="boardlab-fuzz-")
-#: one app for the module (the schema is read when the tests are collected)
-APP = create_app(DATA.name, limits=LIMITS)
+#: the app Schemathesis calls (its schema is read when the tests are collected); each of its
+#: calls starts and stops the app, as a server would be started and stopped
+APP = create_app(DATA.name + "/schema", limits=LIMITS)
 schema = schemathesis.openapi.from_asgi("/api/openapi.json", APP)
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="module")
 def fuzz_app():
-    with TestClient(APP):  # the app's shut-down ends its workers and deletes its files
-        yield APP
+    """An app that stays started for the Hypothesis tests."""
+    app = create_app(DATA.name + "/models", limits=LIMITS)
+    with TestClient(app):  # the app's shut-down ends its workers and deletes its files
+        yield app
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _cleanup():
+    yield
     DATA.cleanup()
 
 watchdog = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="fuzz-call")
@@ -65,7 +73,7 @@ def test_no_request_from_the_schema_gets_a_500_a_traceback_or_hangs(case):
 
 
 # --- the request models, and bodies around them ----------------------------------------
-json_scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=30)
+json_scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30)
 json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4), max_leaves=12)
 option_values = (st.none() | st.booleans() | st.integers(-5, 10**9) | st.floats(-1e12, 1e12, allow_nan=False)
                  | st.sampled_from(["5", "5,time=999", "1=2", "a:b", "x y", "chess_material", "none", "", "1e400", "-1"]))
@@ -84,7 +92,7 @@ move_bodies = st.fixed_dictionaries({}, optional={"action": st.integers(-3, 12) 
 
 
 @given(body=new_game_bodies)
-@settings(max_examples=80, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=50, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_new_game_bodies_are_games_or_one_line_4xx(fuzz_app, body):
     client = TestClient(fuzz_app)
     response = watchdog.submit(client.post, "/api/games", json=body).result(timeout=HANG)
@@ -98,7 +106,7 @@ def test_new_game_bodies_are_games_or_one_line_4xx(fuzz_app, body):
 
 
 @given(body=move_bodies)
-@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_move_bodies_play_exactly_one_move_or_nothing(fuzz_app, body):
     client = TestClient(fuzz_app)
     game = client.post("/api/games", json={"game": "connect4", "mode": "human-human", "seed": 1}).json()

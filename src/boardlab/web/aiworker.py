@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.agents.registry import make_agent  # noqa: F401  (preloaded for the workers)
+from boardlab.agents.registry import make_agent
 from boardlab.core import plugins
 from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import make
@@ -198,6 +198,16 @@ def play_move(payload: dict[str, Any], stop) -> dict[str, Any]:
     }
 
 
+def check_agents(payload: dict[str, Any], stop) -> None:
+    """Reset each seat's agent for the game (a wrong option, such as another game's evaluator,
+    is refused then); the server runs this when a game is created."""
+    _register(payload.get("plugins", {}))
+    game = make(payload["game"])
+    for seat, spec, seed in payload["seats"]:
+        agent = make_agent(spec, game)
+        agent.reset(game, seat, seed)
+
+
 def compact(snapshot):
     """The snapshot with its per-node label lists as two arrays each: they cross the pipe
     as one copy instead of a million small strings (the export reads them the same way)."""
@@ -249,4 +259,4 @@ def export_tree(payload: dict[str, Any], stop) -> dict[str, Any]:
     return {"data": np.frombuffer(data, dtype=np.uint8), "media": media, "suffix": suffix}
 
 
-JOBS = {"move": play_move, "parse": parse_tree, "pack": pack_tree, "export": export_tree}
+JOBS = {"move": play_move, "parse": parse_tree, "pack": pack_tree, "export": export_tree, "check": check_agents}

@@ -468,15 +468,18 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         return FileResponse(renderer_file(name), media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
     @app.post("/api/games")
-    def new_game(body: NewGame) -> dict[str, Any]:
+    async def new_game(body: NewGame) -> dict[str, Any]:
         if body.replaces:
             with contextlib.suppress(GameNotFound):
-                sessions.get(body.replaces).cancel_ai("a new game replaced this one")
+                (await in_pool(sessions.get, body.replaces)).cancel_ai("a new game replaced this one")
         ai_settings = [s.settings() for s in body.ai] if isinstance(body.ai, list) else body.ai.settings()
-        created = GameSession.create(body.game, body.mode, ai_settings, body.human_seat, body.seed, body.position,
-                                     limits=limits, now=clock())
-        sessions.add(created)
-        return created.view()
+        created = await in_pool(lambda: GameSession.create(
+            body.game, body.mode, ai_settings, body.human_seat, body.seed, body.position, limits=limits, now=clock()))
+        check = created.agent_check()
+        if check["seats"]:  # the agents' resets load compiled code: a worker's business, not the server's
+            await tree_job("check", check)
+        await in_pool(sessions.add, created)
+        return await in_pool(created.view)
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str, seat: int | None = None) -> dict[str, Any]:

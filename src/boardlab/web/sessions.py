@@ -155,8 +155,9 @@ class GameSession:
                seed: int | None = None, position: str | None = None, limits: ServerLimits | None = None,
                now: float = 0.0) -> "GameSession":
         """A new game; ``position`` (in the game's notation) starts it from a set-up position;
-        ``human_seat`` defaults to the seat to move first. Every AI seat's agent is built and
-        reset once here, so that a wrong option is a 400 now rather than at its first move."""
+        ``human_seat`` defaults to the seat to move first. Every AI seat's agent is built here, so
+        that a wrong option is a 400 now rather than at its first move; :meth:`agent_check` is the
+        rest of that check (a reset, which may load compiled code), for a worker process to run."""
         limits = limits or ServerLimits()
         if mode not in MODES:
             raise SpecError(f"unknown mode {mode!r} (modes: {', '.join(MODES)})")
@@ -179,7 +180,6 @@ class GameSession:
             if agent.interactive:
                 raise SpecError(f"agent {spec!r} needs a person at a terminal; choose a human seat instead")
             check_budget(agent.spec, agent.config, limits)
-            agent.reset(game, p, derive_seed(seed, "seat", p))  # e.g. another game's evaluator is refused here
         if start is not None:
             start.seed = seed
         session = cls(
@@ -195,6 +195,15 @@ class GameSession:
         session.log = history_log(session.state)  # a position given as a move list has a history already
         session._play_chance()
         return session
+
+    def agent_check(self) -> dict[str, Any]:
+        """The payload of a worker's ``check`` job: reset each AI seat's agent for this game
+        (another game's evaluator, for one, is refused only then)."""
+        return {
+            "game": self.game.spec(),
+            "seats": [(p, spec, derive_seed(self.seed, "seat", p)) for p, spec in enumerate(self.agent_specs) if spec is not None],
+            "plugins": {name: agent_target(name) for name in {spec.partition(":")[0].strip() for spec in self.agent_specs if spec}},
+        }
 
     def to_record(self) -> dict[str, Any]:
         """Everything that rebuilds this session (search trees aside), JSON ready."""
