@@ -126,6 +126,21 @@ def test_a_huge_json_body_is_refused_before_it_is_read(client):
     assert streamed.status_code == 413
 
 
+@pytest.mark.parametrize("ai", [{"agent": "qnet", "path": "/etc/passwd"}, {"spec": "qnet:path=../../x.pt"},
+                                {"agent": "qnet", "run": "abc", "runs_dir": "tmp"}, {"agent": "nothanks-net", "path": "model.pt"}])
+def test_no_option_from_a_request_becomes_a_path_on_the_server(client, ai):
+    game = "nothanks" if "nothanks" in str(ai) else "connect4"
+    response = client.post("/api/games", json={"game": game, "mode": "ai-ai", "ai": ai})
+    assert response.status_code == 400 and "may not choose" in detail(response)
+
+
+def test_an_evaluator_is_named_not_a_path(client):
+    ok = new_game(client, game="chess", mode="ai-ai", ai={"agent": "mcts", "eval": "chess_material", "iterations": 10})
+    assert ok["seats"][0] == "mcts:eval=chess_material,iterations=10"
+    bad = client.post("/api/games", json={"game": "chess", "mode": "ai-ai", "ai": {"agent": "mcts", "eval": "os.path"}})
+    assert bad.status_code == 400 and "no evaluator" in detail(bad)
+
+
 def test_unknown_ai_settings_are_refused_but_other_agents_options_are_ignored(client):
     bad = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": {"agent": "mcts", "depht": 3}})
     assert bad.status_code in (400, 422) and "depht" in detail(bad)

@@ -147,7 +147,28 @@ def settings_spec(settings: Mapping[str, Any], known_options: set[str]) -> str:
                 continue
             pairs[key] = check_value(key, value)
     check_key(name.replace("-", "_"))
+    for key, value in pairs.items():
+        check_free_text(name, key, value, declared)
     return name + (":" + ",".join(f"{k}={v}" for k, v in pairs.items()) if pairs else "")
+
+
+def check_free_text(agent: str, key: str, value: str, declared: Mapping[str, Any]) -> None:
+    """Refuse a value for a free-text option: such options name files, folders or training runs
+    on the server (``qnet:path=...``), and nothing from a request may become a path. Options
+    with a fixed vocabulary (their own check) are fine, and so is ``eval`` with an evaluator's name."""
+    option = declared.get(key)
+    if option is None or option.type is not str or option.check is not None:
+        return
+    if key == "eval":
+        from boardlab.agents.evaluators import NO_EVALUATOR, evaluator_names
+
+        if value == NO_EVALUATOR or value in evaluator_names():
+            return
+        raise SpecError(f"agent {agent!r}: eval={value!r} is no evaluator (evaluators: {', '.join(evaluator_names())}, none)")
+    raise SpecError(
+        f"agent {agent!r}: option {key!r} names a file, folder or run on the server, which a browser may not choose "
+        "(the agent's default is used; other models are for the command line)"
+    )
 
 
 def agent_options(name: str) -> dict[str, Any]:
