@@ -1,10 +1,12 @@
-"""One AI worker process of the web server: it plays AI moves and parses uploaded trees.
+"""A worker process of the web server: it plays AI moves (``move``), checks a new game's
+agents (``check``), parses uploaded trees (``parse``), and lays out (``pack``) and
+exports (``export``) trees for the viewer.
 
-Searches and parses run here, not in the server's process: compiled kernels
-hold the interpreter lock for seconds at a time and a big search tree takes
-hundreds of megabytes, so only a separate process keeps the server answering
-and lets it take that memory back (by ending the process). The server's side
-is :mod:`boardlab.web.aipool`.
+That work runs here, not in the server's process: compiled kernels hold the
+interpreter lock for seconds at a time and a big search tree takes hundreds of
+megabytes, so only a separate process keeps the server answering and lets it
+take that memory back (by ending the process). The server's side is
+:mod:`boardlab.web.aipool`.
 
 The protocol over the worker's pipe is one message per job, ``(kind, payload)``,
 answered by ``("ok", result)``, ``("user-error", message)`` or
