@@ -20,7 +20,10 @@ server cached its packed arrays; "fresh tree" opens the tree of a new AI move
 (Centre) the view zooms in about the canvas centre ``--zoom-steps`` times by
 1.5, then back out as many times; each frame is timed from the zoom call to
 the end of its drawing (``readPixels``), and the median and the slowest are
-reported. "fit frame" redraws the whole tree unchanged.
+reported. "fit frame" redraws the whole tree unchanged. They are timed once the
+viewer has prepared its levels of detail (``body[data-levels]``: it makes them
+in the background after the first frame; the old viewer had none and did not
+set it).
 """
 
 from __future__ import annotations
@@ -94,6 +97,8 @@ def main() -> None:
         cold /= 1000
         print("parts (ms):", parts)
         nodes = int(page.get_attribute("body", "data-tree-nodes"))
+        # the viewer prepares its coarser levels of detail after the first frame; zoom once they are there
+        page.wait_for_function("document.body.dataset.levels !== ''")
         frames = page.evaluate(ZOOM_FRAMES, args.zoom_steps)
         warm, fresh = [], []
         for _ in range(args.repeats):
