@@ -765,9 +765,12 @@ export class TreeViewer {
     const ring = $("selection-ring");
     if (this.selected < 0 || !this.tree) { ring.hidden = true; return; }
     const [sx, sy] = this.toScreen(this.selected);
+    const size = Math.round(Math.max(18, this.pointSize() * 1.6 + 10)); // around the node and its diff ring
     ring.hidden = false;
     ring.style.left = `${sx}px`;
     ring.style.top = `${sy}px`;
+    ring.style.width = ring.style.height = `${size}px`;
+    ring.style.margin = `${-size / 2}px 0 0 ${-size / 2}px`;
   }
 
   // ---------------------------------------------------------------- node details
@@ -828,10 +831,11 @@ export class TreeViewer {
         }
       }
       if (info.state) {
+        const caption = Object.assign(document.createElement("div"), { className: "state-caption", textContent: "Position, in the game's notation" });
         const label = document.createElement("div");
         label.className = "state-label";
         label.textContent = info.state;
-        panel.appendChild(label);
+        panel.append(caption, label);
       }
       panel.dataset.loaded = String(i);
     } catch (err) {
