@@ -481,7 +481,9 @@ function drawGame() {
   }));
   list.scrollTop = list.scrollHeight;
   const aiTurn = !game.terminal && !game.human_to_move;
-  $("next-move").hidden = game.mode !== "ai-ai";
+  // AI vs AI steps with it; against a person it shows only when the AI's turn is left waiting (a failed reply)
+  $("next-move").hidden = game.mode === "human-human" || (game.mode === "human-ai" && (!aiTurn || thinking));
+  $("next-move").textContent = game.mode === "ai-ai" ? "Next move" : "Ask the AI to move";
   $("play-on").hidden = game.mode !== "ai-ai";
   $("next-move").disabled = thinking || !aiTurn;
   $("play-on").textContent = playingOn ? "Pause" : "Play on";

@@ -358,7 +358,7 @@ export class TreeViewer {
     $("export-bin").addEventListener("click", () => this.exportFile("tree"));
     $("viewer-back").addEventListener("click", () => { this.stopAnimation(); if (this.onBack) this.onBack(); });
     window.addEventListener("keydown", (e) => {
-      if ($("viewer").hidden || e.target.tagName === "INPUT") return;
+      if ($("viewer").hidden || ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
       if (e.key === "ArrowLeft") this.go(this.index - 1);
       else if (e.key === "ArrowRight") this.go(this.index + 1);
       else if (e.key === "+" || e.key === "=") this.zoom(1.5);
