@@ -11,8 +11,11 @@ import json
 import numpy as np
 import pytest
 
+from boardlab.core.game import CHANCE, TERMINAL
 from boardlab.trees.generate import random_mcts_tree
 from boardlab.trees.io import save_tree
+from boardlab.trees.model import Tree
+from boardlab.web import treepack
 from boardlab.web.app import create_app
 from boardlab.web.headless import chromium, serve_in_thread
 
@@ -280,12 +283,23 @@ def test_menu_offers_each_game_its_own_agents_evaluators_and_seats(page):
 
 # --- games ---------------------------------------------------------------------------------------
 def test_the_board_turns_round_for_black_and_for_north(page):
-    start_game(page, "chess", "human-ai", agent="random", seat=1)
+    start_game(page, "chess", "human-ai", agent="mcts", iterations=200, seat=1)
     page.wait_for_function("document.body.dataset.moves === '1' && document.body.dataset.busy === '0'")
     assert page.get_attribute("body", "data-viewer") == "1"
     squares = page.eval_on_selector_all(".chess-sq", "cells => cells.map(c => c.dataset.square)")
     assert squares[0] == "h1" and squares[-1] == "a8"  # Black's side at the bottom, h-file on the left
     assert "you play Black" in page.text_content("#game-title")
+    # the AI's tree: searched with the material evaluator (its nodes count wins), its boards seen from Black's side
+    page.click("#analyse")
+    page.wait_for_function("document.body.dataset.view === 'viewer' && document.body.dataset.treeReady === '0'")
+    x, y = page.evaluate("() => window.__viewer.toScreen(0)")
+    box = page.locator("#tree-canvas").bounding_box()
+    page.mouse.click(box["x"] + x, box["y"] + y)
+    page.wait_for_selector("#node-details[data-loaded='0']")
+    assert int(page.text_content("[data-field=wins]")) > 0 and page.text_content("[data-field=player]") == "White"
+    assert page.eval_on_selector("#node-board .chess-sq", "c => c.dataset.square") == "h1"
+    page.click("#viewer-back")
+    page.wait_for_function("document.body.dataset.view === 'game'")
     page.click(".chess-sq[data-square=e7]")
     page.click(".chess-sq[data-square=e5]")
     page.wait_for_function("document.body.dataset.moves === '3' && document.body.dataset.busy === '0'")
@@ -469,3 +483,38 @@ def test_level_of_detail_draws_the_same_picture_with_far_fewer_vertices(page, tr
         drawn_a, drawn_b = a.min(axis=2) < 200, b.min(axis=2) < 200
         assert abs(drawn_a.mean() - drawn_b.mean()) < 0.05  # as much of the canvas is drawn
         assert (drawn_a != drawn_b).mean() < 0.06  # and in the same places
+
+
+def test_chance_nodes_and_finished_games_have_shapes_of_their_own(page, tree_files):
+    # a tree of a game with dice: the root's player 0 rolls (chance), or the game ends
+    tree = Tree.from_parents(
+        parent=[-1, 0, 1, 1, 0], move=["", "roll", "1", "2", "stop"], visits=[10, 6, 3, 3, 4], visits2=[0, 3, 2, 1, 4],
+        mean_payout=[0.0, 0.5, 0.6, 0.4, 1.0], state=["r", "c", "a", "b", "t"], player=[0, CHANCE, 1, 1, TERMINAL],
+    )
+    body = treepack.pack_tree(tree, {"title": "dice"})
+    page.route("**/test/dice-tree", lambda route: route.fulfill(body=body, content_type="application/octet-stream"))
+    page.set_input_files("#tree-files", [str(tree_files[0][0])])  # opens the viewer
+    page.wait_for_function("document.body.dataset.view === 'viewer' && document.body.dataset.treeReady === '0'")
+    page.evaluate("""() => window.__viewer.open([{ title: "dice", data: "/test/dice-tree", node: () => "/none",
+        export: () => "/none", stem: "dice" }], 0)""")
+    page.wait_for_function("document.body.dataset.treeReady === '0' && document.body.dataset.treeNodes === '5'")
+    assert page.locator(".legend-entry[data-code='252'] .swatch.chance").count() == 1
+    assert page.locator(".legend-entry[data-code='253'] .swatch.terminal").count() == 1
+    assert "chance" in page.text_content(".legend-entry[data-code='252']")
+    from PIL import Image
+
+    page.evaluate("() => window.__viewer.drawNow()")
+    image = np.asarray(Image.open(io.BytesIO(page.locator("#tree-canvas").screenshot())).convert("RGB")).astype(int)
+    assert page.evaluate("() => window.__viewer.pointSize()") == 14
+
+    def at(node, dx, dy):
+        x, y = page.evaluate(f"() => window.__viewer.toScreen({node})")
+        return image[int(round(y + dy)), int(round(x + dx))]
+
+    white = lambda pixel: pixel.min() > 240  # noqa: E731
+    assert abs(at(1, 0, 0) - [230, 0, 230]).max() < 30  # the chance colour at the chance node's centre
+    # 4 px down and to the side of the centre: inside a round seat node and a square finished game, outside a diamond
+    for dx in (-4, 4):
+        assert white(at(1, dx, 4)), "a chance node is a diamond"
+        assert not white(at(2, dx, 4)), "a seat's node is round"
+        assert not white(at(4, dx, 4)) and not white(at(4, dx, -4)), "a finished game is a square"

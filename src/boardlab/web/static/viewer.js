@@ -63,7 +63,7 @@ uniform float u_round; uniform vec3 u_new; uniform vec3 u_changed;
 void main() {
   if (u_round < 0.5 && v_flag < 0.5) { gl_FragColor = vec4(v_color, 1.0); return; }
   vec2 d = abs(gl_PointCoord - 0.5);
-  float r = v_shape > 1.5 ? max(d.x, d.y) : (v_shape > 0.5 ? (d.x + d.y) * 0.75 : length(d));
+  float r = v_shape > 1.5 ? max(d.x, d.y) : (v_shape > 0.5 ? d.x + d.y : length(d));
   if (u_round > 0.5 && r > 0.5) discard;
   if (v_flag > 0.5 && r > 0.3) gl_FragColor = vec4(v_kind < 1.5 ? u_new : u_changed, 1.0);
   else if (u_round > 0.5 && r > 0.36) gl_FragColor = vec4(v_color * 0.55, 1.0); // a darker rim: light seats show on white
