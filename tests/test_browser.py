@@ -303,7 +303,8 @@ def test_the_board_turns_round_for_black_and_for_north(page):
     page.click(".chess-sq[data-square=e7]")
     page.click(".chess-sq[data-square=e5]")
     page.wait_for_function("document.body.dataset.moves === '3' && document.body.dataset.busy === '0'")
-    assert page.get_attribute(".chess-sq[data-square=e5] .piece", "data-piece") == "p"
+    assert page.locator("#move-list li").nth(1).text_content() == "Black: e5"
+    assert page.text_content(".chess-sq[data-square=e7]") == ""
     # as White the board is the usual way round
     start_game(page, "chess", "human-ai", agent="random", seat=0)
     assert page.eval_on_selector(".chess-sq", "c => c.dataset.square") == "a8"
@@ -455,7 +456,10 @@ def test_game_tree_exports_are_named_after_the_game_and_move(page):
     legend = page.text_content("#legend")
     assert "Red to move" in legend and "Yellow to move" in legend
     colours = page.eval_on_selector_all("#legend .legend-entry .swatch", "s => s.map(x => getComputedStyle(x).backgroundColor)")
-    assert "rgb(214, 39, 40)" in colours and "rgb(242, 197, 0)" in colours
+    declared = page.evaluate("""async () => (await (await fetch('/api/meta')).json()).games
+        .find((g) => g.name === 'connect4').player_colors""")
+    for css in declared:  # the seats' own piece colours, as the game declares them
+        assert "rgb({}, {}, {})".format(*(int(css[k:k + 2], 16) for k in (1, 3, 5))) in colours
     x, y = page.evaluate("() => window.__viewer.toScreen(0)")
     box = page.locator("#tree-canvas").bounding_box()
     page.mouse.click(box["x"] + x, box["y"] + y)

@@ -109,7 +109,6 @@ function showMenu() {
 let catalogue = null;
 // shown first; every other option the agent declares is under "More options"
 const MAIN_OPTIONS = ["iterations", "time", "c", "eval", "depth"];
-const FIRST_GAME = "connect4";
 
 const gameEntry = (name) => catalogue.games.find((g) => g.name === name);
 const agentEntry = (name) => catalogue.agents.find((a) => a.name === name);
@@ -121,7 +120,9 @@ async function loadMenu() {
   await Promise.all(catalogue.games.map((g) => ensureRenderer(g.name)));
   const select = $("game-select");
   select.replaceChildren(...catalogue.games.map((g) => new Option(g.long_name, g.name)));
-  if (gameEntry(FIRST_GAME)) select.value = FIRST_GAME;
+  // the page's configuration names the first game (index.html), this code none
+  const first = $("new-game").dataset.firstGame;
+  if (first && gameEntry(first)) select.value = first;
   select.addEventListener("change", gameChosen);
   $("agent-select").addEventListener("change", () => showAgentOptions(defaultSettings(selectedGame())));
   for (const radio of document.querySelectorAll("input[name=mode]")) radio.addEventListener("change", showModeOptions);

@@ -821,7 +821,7 @@ export class TreeViewer {
         const header = this.tree.header;
         const seat = item.viewerSeat;
         renderBoard(box, { ...board, player_names: header.player_names, player_colors: header.player_colors, legal: [] },
-          { small: true, viewer: seat === null || seat === undefined ? undefined : seat });
+          { small: true, viewer: seat === undefined ? null : seat });
         panel.appendChild(box);
         if (board.playable && this.onPlayFrom) {
           const play = Object.assign(document.createElement("button"), { id: "play-from-here", textContent: "Play from here" });
