@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 
@@ -365,21 +366,50 @@ def test_reload_back_and_forward_keep_the_game_and_its_trees(page):
     assert page.get_attribute("body", "data-moves") == "1" and page.get_attribute("body", "data-turn") == "1"
 
 
-def test_a_game_started_while_the_ai_thinks_stays_on_screen(page):
+def hold_ai_moves(page) -> list:
+    """AI-move requests wait in the returned list until the test lets them go (route.continue_())."""
     held = []
-    page.route("**/ai-move", lambda route: held.append(route))  # the old game's AI answers only when let
+    page.route("**/ai-move", lambda route: held.append(route))
+    return held
+
+
+def wait_until_held(page, held, count: int) -> None:
+    for _ in range(1000):  # each round trip to the page lets Playwright hand over intercepted requests
+        if len(held) >= count:
+            return
+        page.evaluate("0")
+    raise AssertionError(f"{count} AI-move requests expected, {len(held)} seen")
+
+
+def test_an_ai_reply_for_a_game_left_never_brings_it_back(page):
+    held = hold_ai_moves(page)
+    old = start_game(page, "connect4", "human-ai", agent="random", seat=1)  # the AI moves first
+    page.wait_for_function("document.body.dataset.busy === '1'")
+    wait_until_held(page, held, 1)
+    page.click("#home")
+    held[0].continue_()  # the reply comes while the menu is shown
+    page.wait_for_function("document.body.dataset.dropped === '1'")
+    assert page.get_attribute("body", "data-view") == "menu" and page.evaluate("location.hash") == ""
+    # Back to the game: it shows the AI's move, and it is the person's turn
+    page.go_back()
+    page.wait_for_function(f"document.body.dataset.game === '{old}' && document.body.dataset.moves === '1'")
+    assert page.get_attribute("body", "data-busy") == "0" and page.locator(".c4-col.playable").count() == 7
+
+
+def test_a_game_started_while_the_ai_thinks_stays_on_screen(page):
+    from playwright.sync_api import Error as PlaywrightError
+
+    held = hold_ai_moves(page)
     old = start_game(page, "connect4", "human-ai", agent="random", seat=1)
     page.wait_for_function("document.body.dataset.busy === '1'")
-    for _ in range(1000):  # the intercepted request reaches the test
-        if held:
-            break
-        page.evaluate("0")
-    assert len(held) == 1
+    wait_until_held(page, held, 1)
     new = start_game(page, "mancala", "human-ai", agent="random", seat=0)
     assert new != old and page.get_attribute("body", "data-busy") == "0"
-    held[0].continue_()
+    # the old game's request is given up (a server that notices stops its search); its end is set aside
+    page.wait_for_function("document.body.dataset.dropped === '1'")
+    with contextlib.suppress(PlaywrightError):  # the request was aborted: nothing left to let go
+        held[0].continue_()
     page.unroute("**/ai-move")
-    page.wait_for_function("document.body.dataset.dropped === '1'")  # the old game's answer came, and was set aside
     assert page.get_attribute("body", "data-view") == "game" and page.get_attribute("body", "data-game") == new
     assert page.evaluate("location.hash") == f"#game/{new}"
     assert page.locator(".mancala-pit").count() == 12 and page.locator(".mancala-pit.playable").count() == 6

@@ -20,8 +20,8 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, url, body) {
-  const init = { method, headers: {} };
+export async function api(method, url, body, signal) {
+  const init = { method, headers: {}, signal };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -321,6 +321,16 @@ let dropped = 0;
 let drawnMoves = -1, drawnGame = null;
 
 const busy = () => shownId !== null && (inFlight.get(shownId) || 0) > 0;
+const pending = new Map(); // game id -> AbortControllers of its requests under way
+
+// another game is shown now: whatever was asked about the others is no longer wanted (a server that
+// notices the request go away stops the search); their answers, if any still come, are dropped
+function abortOthers(id) {
+  for (const [other, controllers] of pending) {
+    if (other === id) continue;
+    for (const controller of controllers) controller.abort();
+  }
+}
 
 function dropReply() {
   dropped++;
@@ -330,12 +340,15 @@ function dropReply() {
 // one request about game `id`; its answer is used only while that game is still shown
 async function forGame(id, method, suffix, body) {
   inFlight.set(id, (inFlight.get(id) || 0) + 1);
+  const controller = new AbortController();
+  if (!pending.has(id)) pending.set(id, new Set());
+  pending.get(id).add(controller);
   if (id === shownId) drawGame();
   const before = game && game.id === id ? game.moves.length : -1;
   try {
     let view;
     try {
-      view = await api(method, `/api/games/${id}${suffix}`, body);
+      view = await api(method, `/api/games/${id}${suffix}`, body, controller.signal);
     } catch (err) {
       // a move refused because the game moved on (a reload while the AI thought): show where it is now
       if (err.status !== 409 || id !== shownId) throw err;
@@ -359,6 +372,7 @@ async function forGame(id, method, suffix, body) {
     return null;
   } finally {
     inFlight.set(id, inFlight.get(id) - 1);
+    pending.get(id).delete(controller);
     if (id === shownId && game && game.id === id) drawGame();
   }
 }
@@ -405,6 +419,7 @@ async function openGame(id, view = null) {
   const token = ++nav;
   if (shownId !== id) playingOn = false;
   shownId = id;
+  abortOthers(id);
   notGone();
   show("game");
   if (!view) {
@@ -626,6 +641,7 @@ async function openGameTrees(id, from, to, at, trees = null) {
   const token = ++nav;
   if (shownId !== id) playingOn = false;
   shownId = id;
+  abortOthers(id);
   if (!trees) {
     try {
       trees = await api("GET", `/api/games/${id}/trees`);
