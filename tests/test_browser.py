@@ -300,7 +300,7 @@ def test_the_board_turns_round_for_black_and_for_north(page):
     assert int(page.text_content("[data-field=wins]")) > 0 and page.text_content("[data-field=player]") == "White"
     assert page.eval_on_selector("#node-board .chess-sq", "c => c.dataset.square") == "h1"
     page.click("#viewer-back")
-    page.wait_for_function("document.body.dataset.view === 'game'")
+    page.wait_for_function("document.body.dataset.view === 'game' && document.body.dataset.busy === '0'")
     page.click(".chess-sq[data-square=e7]")
     page.click(".chess-sq[data-square=e5]")
     page.wait_for_function("document.body.dataset.moves === '3' && document.body.dataset.busy === '0'")

@@ -343,7 +343,10 @@ async function forGame(id, method, suffix, body) {
   const controller = new AbortController();
   if (!pending.has(id)) pending.set(id, new Set());
   pending.get(id).add(controller);
-  if (id === shownId) drawGame();
+  if (id === shownId) {
+    document.body.dataset.busy = "1";
+    drawGame();
+  }
   const before = game && game.id === id ? game.moves.length : -1;
   try {
     let view;
@@ -373,6 +376,7 @@ async function forGame(id, method, suffix, body) {
   } finally {
     inFlight.set(id, inFlight.get(id) - 1);
     pending.get(id).delete(controller);
+    if (id === shownId) document.body.dataset.busy = busy() ? "1" : "0";
     if (id === shownId && game && game.id === id) drawGame();
   }
 }
@@ -423,22 +427,15 @@ async function openGame(id, view = null) {
   notGone();
   show("game");
   if (!view) {
-    if (game && game.id === id) drawGame();
-    else {
+    if (!game || game.id !== id) {
       $("board").replaceChildren();
       $("move-list").replaceChildren();
       $("game-title").textContent = "";
       $("turn").textContent = "loading…";
     }
-    try {
-      view = await api("GET", `/api/games/${id}`);
-    } catch (err) {
-      if (token !== nav) return;
-      if (err.status === 404) gone(err.message);
-      else status(err.message, true);
-      return;
-    }
-    if (token !== nav || shownId !== id) return;
+    // counts as busy: no click lands on a board about to be redrawn
+    view = await forGame(id, "GET", "");
+    if (!view || token !== nav || shownId !== id) return;
   }
   game = view;
   status("");
