@@ -23,8 +23,10 @@ def start(page, game: str, mode: str, agent: str = "mcts", iterations: int = 300
     page.select_option("#agent-select", agent)
     if agent == "mcts":
         page.fill("#ai-iterations", str(iterations))
+        page.fill("#ai-time", "")
+    before = page.get_attribute("body", "data-game") or ""
     page.click("#start")
-    page.wait_for_selector("#game:not([hidden])")
+    page.wait_for_function(f"document.body.dataset.view === 'game' && (document.body.dataset.game || '') !== '{before}'")
     page.wait_for_function("document.body.dataset.busy === '0'")
 
 
@@ -52,7 +54,7 @@ def main() -> None:
         # the viewer on the AI's last two searches, a node below the root picked
         page.fill("#trees-back", "2")
         page.click("#analyse")
-        page.wait_for_function("document.body.dataset.treeReady === '1'")
+        page.wait_for_function("document.body.dataset.view === 'viewer' && document.body.dataset.treeReady === '1'")
         node = page.evaluate(
             """() => { const v = window.__viewer, t = v.tree; let best = -1;
             for (let i = 1; i < t.n; i++) if (t.y[i] === 2) { best = i; break; } return best; }"""

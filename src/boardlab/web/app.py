@@ -41,7 +41,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from boardlab.agents.evaluators import evaluator_names
+from boardlab.agents.evaluators import evaluator_names, get_evaluator
 from boardlab.agents.registry import agent_class, agent_names
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
@@ -313,6 +313,7 @@ def game_catalogue() -> list[dict[str, Any]]:
                 "parameters": describe_options(dict(cls.parameters)),
                 "agents": [a for a in agent_names() if not agent_class(a).interactive and agent_class(a).plays(default) is None],
                 "evaluators": evaluator_names(default),
+                "evaluator_summaries": {e: get_evaluator(e).summary for e in evaluator_names(default)},
                 "default_evaluator": default.default_evaluator(),
             }
         )
