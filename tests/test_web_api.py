@@ -299,3 +299,14 @@ def test_ai_opening_undo_and_tree_memory_bound(client, monkeypatch):
     for _ in range(5):
         client.post(f"/api/games/{game['id']}/ai-move")
     assert [t["ply"] for t in client.get(f"/api/games/{game['id']}/trees").json()] == [3, 4]
+
+
+def test_the_catalogue_loads_no_torch():
+    """The menu lists every agent without importing torch into the server (a network loads it when it plays)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from boardlab.web.app import game_catalogue, agent_catalogue; "
+            "game_catalogue(); agent_catalogue(); print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -641,7 +641,8 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     @app.get("/api/games/{game_id}/trees/{index}/export")
     async def game_tree_export(game_id: str, index: int, format: FORMAT = "csv") -> Response:
         source = (await in_pool(game_tree, game_id, index))[0]
-        return await export(source, format, f"tree-{game_id[:40]}-{index}")
+        # the page's names: <game>-move<N> (the move the search chose)
+        return await export(source, format, f"{(source.game.name if source.game else 'tree')}-move{source.meta['ply'] + 1}")
 
     # --- uploaded trees ---------------------------------------------------------------
     async def parse_upload(upload) -> TreeSource:
@@ -695,7 +696,8 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     @app.get("/api/uploads/{upload_id}/export")
     async def upload_export(upload_id: str, format: FORMAT = "csv") -> Response:
         source = await upload_source(upload_id)
-        return await export(source, format, f"tree-{upload_id[:40]}")
+        stem = "".join(c for c in Path(source.title).stem if c.isalnum() or c in "-_.")[:80] or "tree"
+        return await export(source, format, stem)  # the uploaded file's own name, as the page names it
 
     # --- the page ----------------------------------------------------------------------
     @app.get("/")

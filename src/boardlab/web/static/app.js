@@ -404,6 +404,7 @@ async function startGame(event) {
   const token = ++nav;
   const body = { game: gameSpec(), mode: mode(), ai: aiSettings() };
   if (body.mode === "human-ai") body.human_seat = Number($("human-seat").value);
+  if (game && game.id) body.replaces = game.id; // the server cancels that game's move in flight
   status("starting…");
   $("start").disabled = true;
   try {
