@@ -552,3 +552,50 @@ def test_chance_nodes_and_finished_games_have_shapes_of_their_own(page, tree_fil
         assert white(at(1, dx, 4)), "a chance node is a diamond"
         assert not white(at(2, dx, 4)), "a seat's node is round"
         assert not white(at(4, dx, 4)) and not white(at(4, dx, -4)), "a finished game is a square"
+
+
+def test_dicewars_human_against_bots_clicked_to_the_end(page, tmp_path):
+    """A whole Dice Wars game (14 areas) against two dw-sdc bots, played by clicking: an attack (source, then the
+    target showing its win probability) when the odds are good, else the end-turn button."""
+    page.select_option("#game-select", "dicewars")
+    page.fill("input[data-param=players]", "3")
+    page.fill("input[data-param=areas]", "14")  # a small map keeps the game (and its move list) short
+    page.check("input[name=mode][value=human-ai]")
+    page.select_option("#agent-select", "dw-sdc")
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden])")
+    attacks = ends = rolls_seen = 0
+    for _ in range(2000):
+        settled(page)
+        if page.get_attribute("body", "data-turn") == "over":
+            break
+        before = int(page.get_attribute("body", "data-moves"))
+        # the first source (of at most three tried) with a target at good odds, read off the map
+        best = None
+        sources = page.locator(".dw-area.source")
+        for k in range(min(3, sources.count())):
+            area = sources.nth(k).get_attribute("data-area")
+            page.click(f".dw-area.source[data-area='{area}'] .dw-core")
+            for target in page.locator(".dw-area.target").all():
+                p = float(target.get_attribute("data-win-probability"))
+                assert 0.0 < p <= 1.0
+                if best is None or p > best[0]:
+                    best = (p, area, target.get_attribute("data-area"))
+            page.click(f".dw-area.source[data-area='{area}'] .dw-core")  # unselect
+            if best is not None and best[0] >= 0.55:
+                break
+        if best is not None and best[0] >= 0.55:
+            page.click(f".dw-area.source[data-area='{best[1]}'] .dw-core")
+            assert page.locator(".dw-prob").count() >= 1  # the odds are on the map before the roll
+            page.click(f".dw-area.target[data-area='{best[2]}'] .dw-core")
+            attacks += 1
+        else:
+            page.click("#dw-end-turn")
+            ends += 1
+        page.wait_for_function(f"Number(document.body.dataset.moves) > {before} && document.body.dataset.busy === '0'")
+        if page.locator("#dw-roll .dw-die").count() > 0:
+            rolls_seen += 1
+    assert page.get_attribute("body", "data-turn") == "over"
+    assert attacks > 0 and ends > 0 and rolls_seen > 0
+    assert page.locator("#dw-end-turn").count() == 0  # nothing to click after the end
+    assert "wins" in page.text_content("#result") or "Draw" in page.text_content("#result")
