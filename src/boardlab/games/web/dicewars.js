@@ -35,6 +35,8 @@ function ensureStyle() {
 .board.small .dw-map { width: 100%; }
 .dw-hex { stroke: none; }
 .dw-border { stroke: #222; stroke-width: 1.4; stroke-linecap: round; fill: none; pointer-events: none; }
+.dw-border.selected { stroke: #fff; stroke-width: 2.6; }
+.dw-border.target { stroke: #111; stroke-width: 2; stroke-dasharray: 2 1.5; }
 .dw-area { cursor: default; }
 .dw-area.source, .dw-area.target { cursor: pointer; }
 .dw-area.source .dw-hex { filter: brightness(1.08); }
@@ -44,7 +46,7 @@ function ensureStyle() {
 .dw-badge { fill: #fff; stroke: #222; stroke-width: 0.8; }
 .dw-labels { pointer-events: none; }
 .dw-count { font: bold 9px sans-serif; text-anchor: middle; dominant-baseline: central; pointer-events: none; }
-.dw-prob { font: bold 7px sans-serif; text-anchor: middle; fill: #fff; stroke: #000; stroke-width: 1.6px;
+.dw-prob { font: bold 8px sans-serif; text-anchor: middle; fill: #fff; stroke: #000; stroke-width: 1.6px;
   paint-order: stroke; pointer-events: none; }
 .dw-battle-src .dw-hex, .dw-battle-dst .dw-hex { animation: dw-flash 0.6s ease-out 1; }
 .dw-placed { animation: dw-pulse 0.9s ease-out 1; transform-box: fill-box; transform-origin: center; }
@@ -53,7 +55,9 @@ function ensureStyle() {
 @keyframes dw-flash { from { filter: brightness(2); } to { filter: none; } }
 @keyframes dw-pulse { 0% { transform: scale(1.6); } 100% { transform: scale(1); } }
 @keyframes dw-rise { 0% { opacity: 1; transform: translateY(0); } 100% { opacity: 0; transform: translateY(-10px); } }
-.dw-side { display: flex; flex-direction: column; gap: 8px; min-width: 220px; font-size: 14px; }
+.dw-side { display: flex; flex-wrap: wrap; gap: 8px 24px; align-items: flex-start; max-width: 720px; font-size: 14px; }
+.dw-side > .dw-hint, .dw-side > .dw-result { flex-basis: 100%; }
+.dw-players td:first-child { white-space: nowrap; }
 .dw-players { border-collapse: collapse; }
 .dw-players td, .dw-players th { padding: 2px 6px; text-align: right; }
 .dw-players td:first-child, .dw-players th:first-child { text-align: left; }
@@ -136,6 +140,7 @@ export default function render(container, view, opts) {
   const root = svg("svg", { class: "dw-map", viewBox: `0 0 ${w + 4} ${h}`, role: "img" });
   root.setAttribute("aria-label", "Dice Wars map");
   const borders = svg("g", {});
+  const outlines = svg("g", {}); // the selected source and its targets, drawn over every other border
   const labels = svg("g", { class: "dw-labels" });
   const battle = fresh ? b.last_battle : null;
   const placed = fresh && b.placed ? new Map() : null;
@@ -158,6 +163,8 @@ export default function render(container, view, opts) {
         if (cell.get(`${nx},${ny}`) !== a) {
           const p = pts[i], q = pts[(i + 1) % 6];
           borders.appendChild(svg("line", { class: "dw-border", x1: p[0], y1: p[1], x2: q[0], y2: q[1] }));
+          const mark = selected && selected.area === a ? "selected" : targets.has(a) ? "target" : null;
+          if (mark) outlines.appendChild(svg("line", { class: `dw-border ${mark}`, x1: p[0], y1: p[1], x2: q[0], y2: q[1] }));
         }
       }
     }
@@ -212,6 +219,7 @@ export default function render(container, view, opts) {
     root.appendChild(g);
   });
   root.appendChild(borders);
+  root.appendChild(outlines);
   root.appendChild(labels);
   const wrap = el("div", "dw-wrap");
   wrap.appendChild(root);
