@@ -63,6 +63,8 @@ class Map:
     adjacent: tuple[tuple[int, ...], ...]
     #: attempts thrown away before this map, with the reason of each
     rejected: tuple[str, ...] = field(default=())
+    #: the size each area grew to (randint(min_hexes, max_hexes)) before hole filling added hexes
+    grown: tuple[int, ...] = field(default=())
 
     @property
     def areas(self) -> int:
@@ -111,6 +113,7 @@ def _grow(rng: np.random.Generator, areas: int, min_hexes: int, max_hexes: int, 
     near = {(x, y): neighbours(x, y, width, height) for x in range(width) for y in range(height)}
     all_hexes = sorted(near, key=lambda h: (h[1], h[0]))
     result: list[list[tuple[int, int]]] = []
+    sizes: list[int] = []
     for k in range(areas):
         for _ in range(AREA_RESTARTS):
             if k == 0:
@@ -120,7 +123,7 @@ def _grow(rng: np.random.Generator, areas: int, min_hexes: int, max_hexes: int, 
                 candidates = [h for h in all_hexes if h not in owner and h not in touching
                               and any(n in touching for n in near[h])]
                 if not candidates:
-                    return None, f"no room to start area {k + 1}"
+                    return None, f"no room to start area {k + 1}", []
                 start = candidates[int(rng.integers(len(candidates)))]
             target = int(rng.integers(min_hexes, max_hexes + 1))
             area = [start]
@@ -145,10 +148,11 @@ def _grow(rng: np.random.Generator, areas: int, min_hexes: int, max_hexes: int, 
                     owner[h] = k
                     area.append(h)
             result.append(area)
+            sizes.append(target)
             break
         else:
-            return None, f"area {k + 1} got stuck {AREA_RESTARTS} times"
-    return result, ""
+            return None, f"area {k + 1} got stuck {AREA_RESTARTS} times", []
+    return result, "", sizes
 
 
 @lru_cache(maxsize=256)
@@ -160,7 +164,7 @@ def generate(seed: int, areas: int = 29, min_hexes: int = 12, max_hexes: int = 1
     rejected: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
         rng = np.random.default_rng(derive_seed(seed, "map", attempt))
-        grown, why = _grow(rng, areas, min_hexes, max_hexes, width, height)
+        grown, why, sizes = _grow(rng, areas, min_hexes, max_hexes, width, height)
         if grown is None:
             rejected.append(why)
             continue
@@ -178,7 +182,7 @@ def generate(seed: int, areas: int = 29, min_hexes: int = 12, max_hexes: int = 1
             rejected.append("disconnected")
             continue
         return Map(seed, width, height, tuple(tuple(sorted(a, key=lambda h: (h[1], h[0]))) for a in grown),
-                   tuple(tuple(r) for r in cells), tuple(adjacent), tuple(rejected))
+                   tuple(tuple(r) for r in cells), tuple(adjacent), tuple(rejected), tuple(sizes))
     raise BoardlabError(f"no connected map of {areas} areas on a {width}x{height} grid in {MAX_ATTEMPTS} attempts "
                         f"(seed {seed}; last: {rejected[-1]})")
 
