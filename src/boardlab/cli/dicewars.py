@@ -26,11 +26,14 @@ def run(
     game: Annotated[str, typer.Option("--game", help="Game spec (e.g. dicewars:preset=web).")] = "dicewars",
     store_path: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite); default: the arena's.")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Parallel workers; default: the CPU cores.")] = None,
+    compiled_boards: Annotated[int, typer.Option("--compiled-boards", help="Also play the protocol on this many boards with the "
+                                                 "compiled twins of the bots (a large-sample estimate; 0: skip).")] = 0,
     markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the comparison table (Markdown) to this file.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: tournament, config, games, boards, endings "
                                            "{won, stalled, battle-limit}, bots [{agent, course_name, games, wins, win_rate, win_low, "
                                            "win_high, cancelled, stalled, battle_limit, course_win_rate, difference, reproduced}], "
-                                           "tolerance, store, seconds, played, arena (the report's section: ratings, seats, endings).")] = False,
+                                           "tolerance, store, seconds, played, compiled (with --compiled-boards: boards, games, bots [{agent, games, wins, "
+                                           "win_rate, win_low, win_high, course_win_rate, difference}]), arena (the report's section: ratings, seats, endings).")] = False,
 ) -> None:
     """Play the course's tournament protocol (per board every rotation of the same bots, same dice) and compare with its result.
 
@@ -59,6 +62,10 @@ def run(
                              on_game=lambda update: progress.update(task, completed=update.done))
         report = full_report(store, config)
         report["store"] = str(store.path)
+    if compiled_boards > 0:
+        from boardlab.experiments.dicewars_tournament import compiled_estimate
+
+        report["compiled"] = compiled_estimate(compiled_boards, config.agents, players, seed, game)
     report["seconds"] = time.perf_counter() - start
     report["played"] = played
     table = markdown_table(report)

@@ -81,6 +81,49 @@ def summary(config: TournamentConfig, results: Sequence[GameResult]) -> dict[str
             "boards": config.games, "endings": ends, "bots": rows, "tolerance": TOLERANCE}
 
 
+def kernel_policy(spec: str) -> int:
+    """The compiled twin of a bot spec (``dw-wpm:quirks=false`` is ``dw-wpm-fixed``)."""
+    from boardlab.games.dicewars.kernel import POLICIES
+
+    name = "dw-wpm-fixed" if spec.replace(" ", "") == "dw-wpm:quirks=false" else spec
+    if name not in POLICIES:
+        raise BoardlabError(f"{spec!r} has no compiled twin (compiled bots: {', '.join(p for p in POLICIES if p != 'uniform')})")
+    return POLICIES[name]
+
+
+def compiled_estimate(boards: int, agents: Sequence[str] = DEFAULT_AGENTS, players: int = 4, seed: int = 2020,
+                      game: str = "dicewars") -> dict[str, Any]:
+    """The same protocol on the compiled engine, for many more boards: per board the schedule's group in
+    every rotation, on the board's map, with the same deal and the same random stream for every rotation
+    (the compiled engine's own stream, so not the same games as the Python arena's)."""
+    from boardlab.arena.schedule import make_schedule
+    from boardlab.arena.tournament import game_for_players
+    from boardlab.core.rng import derive_seed
+
+    the_game = game_for_players(game, players)
+    kern = the_game.playout_kernel()
+    policies = [kernel_policy(a) for a in agents]
+    wins = [0] * len(agents)
+    games = [0] * len(agents)
+    schedule = make_schedule(len(agents), players, boards, "rotations", seed)
+    for scheduled in schedule:
+        board = the_game.new_initial_state(scheduled.seed).map
+        result = kern.bot_games([board], 1, [policies[a] for a in scheduled.seats],
+                                seed=derive_seed(scheduled.seed, "compiled"))
+        for seat, a in enumerate(scheduled.seats):
+            games[a] += 1
+            wins[a] += result["wins"][seat]
+    rows = []
+    for a, name in enumerate(agents):
+        low, high = wilson(wins[a], games[a])
+        course = COURSE_RESULT.get(name)
+        rate = wins[a] / games[a] if games[a] else None
+        rows.append({"agent": name, "games": games[a], "wins": wins[a], "win_rate": rate, "win_low": low,
+                     "win_high": high, "course_win_rate": course,
+                     "difference": None if course is None or rate is None else rate - course})
+    return {"boards": boards, "games": len(schedule), "seed": seed, "bots": rows}
+
+
 def full_report(store: ResultStore, config: TournamentConfig) -> dict[str, Any]:
     """:func:`summary` plus the arena's own section (ratings, seats, endings) for the tournament."""
     results = store.games(config.id)
@@ -100,6 +143,15 @@ def markdown_table(report: dict[str, Any]) -> str:
                                                  f"{100 * r['win_high']:.1f})")
         lines.append(f"| {r['agent']} ({r['course_name'] or '-'}) | {r['games']} | {r['wins']} | {rate} | {course} | "
                      f"{diff} | {r['cancelled']} ({r['stalled']} / {r['battle_limit']}) |")
+    if report.get("compiled"):
+        c = report["compiled"]
+        lines += ["", f"Compiled twins, {c['boards']} boards ({c['games']} games, seed {c['seed']}):", "",
+                  "| bot | games | wins | win rate (95 %) | course | difference |", "| --- | ---: | ---: | --- | ---: | ---: |"]
+        for r in c["bots"]:
+            course = "" if r["course_win_rate"] is None else f"{100 * r['course_win_rate']:.1f} %"
+            diff = "" if r["difference"] is None else f"{100 * r['difference']:+.1f}"
+            lines.append(f"| {r['agent']} | {r['games']} | {r['wins']} | {100 * r['win_rate']:.1f} % "
+                         f"({100 * r['win_low']:.1f}–{100 * r['win_high']:.1f}) | {course} | {diff} |")
     return "\n".join(lines)
 
 
