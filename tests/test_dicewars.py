@@ -383,3 +383,17 @@ def test_a_small_course_tournament_reports_wins_intervals_and_endings(tmp_path):
     assert report["arena"]["endings"] and "dw-ste (dt.ste)" in markdown_table(report)
     with pytest.raises(BoardlabError, match="boards"):
         configure(boards=0)
+
+
+def test_the_compiled_map_growth_is_its_plain_python_reference():
+    from boardlab.games.dicewars.mapgen import _table, grow
+
+    table = _table(32, 28)
+    for seed in range(4):
+        results = []
+        for fn in (grow, grow.py_func):
+            owner = np.empty(32 * 28, dtype=np.int64)
+            sizes = np.zeros(29, dtype=np.int64)
+            status = fn(29, 12, 18, table, kernel_rng(seed + 1), owner, sizes)
+            results.append((status, owner.tolist(), sizes.tolist()))
+        assert results[0] == results[1]

@@ -15,6 +15,11 @@ The generator follows the course engine (rules-dicewars.md, "Board generation"):
   end up larger than ``max_hexes``, never smaller than ``min_hexes``);
 * two areas are adjacent when a hex of one shares an edge with a hex of the other.
 
+The growth is compiled (numba, :func:`grow`, on a neighbour table of hex
+numbers ``y * width + x``); ``grow.py_func`` is the same code run as plain
+Python, the reference the tests compare it with. Randomness is the
+xorshift64* stream of the compiled kernels.
+
 The course engine does not check that the areas form one connected map. This
 generator **rejects** a disconnected map (or one where some area found no room)
 and grows the whole map again from the next attempt's stream
@@ -29,9 +34,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
+from numba import njit
 
 from boardlab.core.errors import BoardlabError
-from boardlab.core.rng import derive_seed
+from boardlab.core.rng import derive_seed, kernel_rng
+from boardlab.games.connect4_kernel import _next_random
 
 WIDTH, HEIGHT = 32, 28
 MAX_ATTEMPTS = 200
@@ -107,52 +114,116 @@ def _connected(adjacent) -> bool:
     return len(seen) == n
 
 
-def _grow(rng: np.random.Generator, areas: int, min_hexes: int, max_hexes: int, width: int, height: int):
-    """One attempt: the hexes of each area, or None (with the reason) when an area found no room."""
-    owner: dict[tuple[int, int], int] = {}
-    near = {(x, y): neighbours(x, y, width, height) for x in range(width) for y in range(height)}
-    all_hexes = sorted(near, key=lambda h: (h[1], h[0]))
-    result: list[list[tuple[int, int]]] = []
-    sizes: list[int] = []
+def neighbour_table(width: int, height: int) -> np.ndarray:
+    """``table[h, i]``: the i-th on-grid neighbour of hex ``h = y * width + x`` (-1 padded)."""
+    table = np.full((width * height, 6), -1, dtype=np.int64)
+    for y in range(height):
+        for x in range(width):
+            for i, (a, b) in enumerate(neighbours(x, y, width, height)):
+                table[y * width + x, i] = b * width + a
+    return table
+
+
+@njit(cache=True)
+def _mark(h, k, owner, used_near, nbr):
+    owner[h] = k
+    for i in range(6):
+        n = nbr[h, i]
+        if n >= 0:
+            used_near[n] += 1
+
+
+@njit(cache=True)
+def _unmark(h, owner, used_near, nbr):
+    owner[h] = -1
+    for i in range(6):
+        n = nbr[h, i]
+        if n >= 0:
+            used_near[n] -= 1
+
+
+@njit(cache=True)
+def _free_neighbours(hexes, size, owner, nbr, seen, stamp, out):
+    """The free hexes next to ``hexes[:size]``, each once, in discovery order; their count."""
+    c = 0
+    for j in range(size):
+        h = hexes[j]
+        for i in range(6):
+            n = nbr[h, i]
+            if n >= 0 and owner[n] < 0 and seen[n] != stamp:
+                seen[n] = stamp
+                out[c] = n
+                c += 1
+    return c
+
+
+@njit(cache=True)
+def grow(areas, min_hexes, max_hexes, nbr, rng, owner, sizes):
+    """One attempt of the course's growth on the grid ``nbr`` (see the module docstring); fills
+    ``owner[hex]`` (area or -1) and ``sizes[area]`` (the size grown to, before hole filling).
+    Returns 0, or 1 when an area found no hex to start on, 2 when one got stuck too often."""
+    n = nbr.shape[0]
+    owner[:] = -1
+    used_near = np.zeros(n, dtype=np.int64)  # used hexes next to each hex
+    seen = np.zeros(n, dtype=np.int64)
+    stamp = 0
+    cand = np.empty(n, dtype=np.int64)
+    area = np.empty(n, dtype=np.int64)
     for k in range(areas):
+        placed = False
         for _ in range(AREA_RESTARTS):
             if k == 0:
-                start = all_hexes[int(rng.integers(len(all_hexes)))]
+                start = np.int64(_next_random(rng) % np.uint64(n))
             else:
-                touching = {h for u in owner for h in near[u] if h not in owner}  # free hexes next to used ones
-                candidates = [h for h in all_hexes if h not in owner and h not in touching
-                              and any(n in touching for n in near[h])]
-                if not candidates:
-                    return None, f"no room to start area {k + 1}", []
-                start = candidates[int(rng.integers(len(candidates)))]
-            target = int(rng.integers(min_hexes, max_hexes + 1))
-            area = [start]
-            owner[start] = k
+                c = 0
+                for h in range(n):
+                    if owner[h] < 0 and used_near[h] == 0:
+                        for i in range(6):
+                            m = nbr[h, i]
+                            if m >= 0 and owner[m] < 0 and used_near[m] > 0:
+                                cand[c] = h
+                                c += 1
+                                break
+                if c == 0:
+                    return 1
+                start = cand[np.int64(_next_random(rng) % np.uint64(c))]
+            target = min_hexes + np.int64(_next_random(rng) % np.uint64(max_hexes - min_hexes + 1))
+            area[0] = start
+            _mark(start, k, owner, used_near, nbr)
+            size = 1
             stuck = False
-            while len(area) < target:
-                options = sorted({n for h in area for n in near[h] if n not in owner}, key=lambda h: (h[1], h[0]))
-                if not options:
+            while size < target:
+                stamp += 1
+                c = _free_neighbours(area, size, owner, nbr, seen, stamp, cand)
+                if c == 0:
                     stuck = True
                     break
-                pick = options[int(rng.integers(len(options)))]
-                owner[pick] = k
-                area.append(pick)
+                pick = cand[np.int64(_next_random(rng) % np.uint64(c))]
+                _mark(pick, k, owner, used_near, nbr)
+                area[size] = pick
+                size += 1
             if stuck:
-                for h in area:
-                    del owner[h]
+                for j in range(size):
+                    _unmark(area[j], owner, used_near, nbr)
                 continue
-            # hole filling: a free hex next to the area with at most 2 neighbours outside it joins it
-            for h in sorted({n for a in area for n in near[a] if n not in owner}, key=lambda h: (h[1], h[0])):
-                outside = 6 - sum(1 for n in near[h] if owner.get(n) == k)
-                if outside <= 2:
-                    owner[h] = k
-                    area.append(h)
-            result.append(area)
-            sizes.append(target)
+            # hole filling: a free hex next to the area with at most 2 of its 6 sides outside it joins it
+            stamp += 1
+            c = _free_neighbours(area, size, owner, nbr, seen, stamp, cand)
+            for j in range(c):
+                h = cand[j]
+                inside = 0
+                for i in range(6):
+                    m = nbr[h, i]
+                    if m >= 0 and owner[m] == k:
+                        inside += 1
+                if 6 - inside <= 2:
+                    _mark(h, k, owner, used_near, nbr)
+            sizes[k] = target
+            placed = True
             break
-        else:
-            return None, f"area {k + 1} got stuck {AREA_RESTARTS} times", []
-    return result, "", sizes
+        if not placed:
+            return 2
+    return 0
 
 
 @lru_cache(maxsize=256)
@@ -163,28 +234,37 @@ def generate(seed: int, areas: int = 29, min_hexes: int = 12, max_hexes: int = 1
         raise BoardlabError(f"a map needs 2..64 areas and 1 <= min_hexes <= max_hexes, not {areas}, {min_hexes}..{max_hexes}")
     rejected: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
-        rng = np.random.default_rng(derive_seed(seed, "map", attempt))
-        grown, why, sizes = _grow(rng, areas, min_hexes, max_hexes, width, height)
-        if grown is None:
-            rejected.append(why)
+        owner = np.empty(width * height, dtype=np.int64)
+        sizes = np.zeros(areas, dtype=np.int64)
+        status = grow(areas, min_hexes, max_hexes, _table(width, height), kernel_rng(derive_seed(seed, "map", attempt)),
+                      owner, sizes)
+        if status:
+            rejected.append("no room to start an area" if status == 1 else f"an area got stuck {AREA_RESTARTS} times")
             continue
-        cells = [[-1] * width for _ in range(height)]
-        for k, area in enumerate(grown):
-            for x, y in area:
-                cells[y][x] = k
-        adjacent = []
-        for k, area in enumerate(grown):
-            near = {cells[ny][nx] for x, y in area for nx, ny in neighbours(x, y, width, height)}
-            near.discard(-1)
-            near.discard(k)
-            adjacent.append(tuple(sorted(near)))
+        table = _table(width, height)
+        a, b = np.repeat(owner, 6), owner[table.ravel()]
+        touch = (a >= 0) & (table.ravel() >= 0) & (b >= 0) & (a != b)
+        pairs = np.unique(a[touch] * areas + b[touch])
+        adjacent_lists: list[list[int]] = [[] for _ in range(areas)]
+        for code in pairs.tolist():
+            adjacent_lists[code // areas].append(code % areas)
+        adjacent = tuple(tuple(x) for x in adjacent_lists)
         if not _connected(adjacent):
             rejected.append("disconnected")
             continue
-        return Map(seed, width, height, tuple(tuple(sorted(a, key=lambda h: (h[1], h[0]))) for a in grown),
-                   tuple(tuple(r) for r in cells), tuple(adjacent), tuple(rejected), tuple(sizes))
+        grown: list[list[tuple[int, int]]] = [[] for _ in range(areas)]
+        for h in np.flatnonzero(owner >= 0).tolist():  # ascending hex number: by row, then column
+            grown[int(owner[h])].append((h % width, h // width))
+        cells = tuple(tuple(row) for row in owner.reshape(height, width).tolist())
+        return Map(seed, width, height, tuple(tuple(g) for g in grown), cells, adjacent, tuple(rejected),
+                   tuple(int(v) for v in sizes))
     raise BoardlabError(f"no connected map of {areas} areas on a {width}x{height} grid in {MAX_ATTEMPTS} attempts "
                         f"(seed {seed}; last: {rejected[-1]})")
+
+
+@lru_cache(maxsize=8)
+def _table(width: int, height: int) -> np.ndarray:
+    return neighbour_table(width, height)
 
 
 def grid_for(areas: int) -> tuple[int, int]:
