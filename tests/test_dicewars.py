@@ -397,3 +397,19 @@ def test_the_compiled_map_growth_is_its_plain_python_reference():
             status = fn(29, 12, 18, table, kernel_rng(seed + 1), owner, sizes)
             results.append((status, owner.tolist(), sizes.tolist()))
         assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_compiled_playout_is_its_plain_python_reference(game, seed):
+    """Same stream, same draws: the compiled rules and the Python rules reach the same final position."""
+    kern = game.playout_kernel()
+    for start in (game.new_initial_state(seed), states_of(game, seed, every=50)[3]):
+        adj, deg = kern.tables(start.map)
+        owner, dice, reserve, scal = kern.arrays(start)
+        code, winner = K.play(owner, dice, reserve, adj, deg, scal, np.zeros(4, dtype=np.int64), 4,
+                              K.WIN_TABLE, K.WPM_TABLE, kernel_rng(seed), 10**9)
+        final = K.reference_playout(start, seed)
+        assert final.end_reason() == K.END_CODES[code]
+        assert final.owner == owner.tolist() and final.dice == dice.tolist() and final.reserve == reserve.tolist()
+        assert final.battles == scal[6]
+        assert (final.winner() if final.winner() is not None else -1) == winner

@@ -539,3 +539,35 @@ class DiceWarsKernel:
         play_games(adjs, degs, sizes, games, self.game.players, np.asarray(policies, dtype=np.int64),
                    self.game.dice_rule == "orig", WIN_TABLE, WPM_TABLE, kernel_rng(seed), wins, ends)
         return {"games": games, "wins": wins.tolist(), "ends": dict(zip(END_CODES, ends.tolist()))}
+
+
+def reference_playout(state, seed: int):
+    """The compiled uniform-random playout (:func:`play` with every seat :data:`UNIFORM`) in plain Python
+    over the rules of :class:`~boardlab.games.dicewars.state.DiceWarsState`, drawing the same numbers from
+    the same stream in the same order: the same seed (as given to ``kernel_rng``) ends in the same position."""
+    from boardlab.games.dicewars.state import BATTLE, PLACE, PLAY
+    from boardlab.games.mancala_kernel import reference_random
+
+    rng = [int(kernel_rng(seed)[0])]
+    state = state.clone()
+    room: list[int] | None = None
+    while not state.is_terminal():
+        if state.phase == PLAY:
+            attacks = state.attacks_of(state.player)
+            k = reference_random(rng) % (len(attacks) + 1)
+            state.apply_action(0 if k == len(attacks) else attacks[k])
+            room = None
+        elif state.phase == BATTLE:
+            src, dst = state.pending
+            u = (reference_random(rng) >> 11) * (1.0 / 9007199254740992.0)
+            state.apply_action(1 if u < WIN_TABLE[state.dice[src], state.dice[dst]] else 0)
+        elif state.phase == PLACE:
+            if room is None:
+                room = state.room(state.player)
+            i = reference_random(rng) % len(room)
+            area = room[i]
+            state.apply_action(area)
+            if state.dice[area] >= MAX_DICE:
+                room[i] = room[-1]
+                room.pop()
+    return state
