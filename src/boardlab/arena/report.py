@@ -143,7 +143,7 @@ TABLE_TITLES = {
     "results": "Wins, draws and losses",
     "pairings": "Pairings (score % = wins + draws/2 of the first agent)",
     "seats": "Win rate by seat",
-    "endings": "How the games ended (state.end_reason())",
+    "endings": "How the games ended",
     "scores": "Scores",
 }
 

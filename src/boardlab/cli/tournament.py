@@ -28,7 +28,8 @@ SUMMARY_KEYS = (
     "process running this tournament stored first), seconds, games_per_second, agent_table [{agent, games, wins, draws, losses, win_rate, "
     "win_low, win_high, mean_rank, rank_low, rank_high}], rating_model ('elo' or 'openskill'), ratings "
     "(elo: {model, ratings [{agent, elo, low, high, games}], first_seat_advantage {elo, low, high}, bootstrap}; "
-    "openskill: {model, ratings [{agent, mu, sigma, low, high, ordinal, games}]})"
+    "openskill: {model, ratings [{agent, mu, sigma, low, high, ordinal, games}]}), endings [{end, games, share, "
+    "no_winner}] (how the games ended: state.end_reason())"
 )
 
 
@@ -179,7 +180,7 @@ def tournament(
             "total_games": total, "already_stored": already, "played": played, "stored_by_others": others, "seconds": seconds,
             "games_per_second": played / seconds if seconds > 0 else None,
             "agent_table": section["agent_table"], "rating_model": section.get("rating_model"),
-            "ratings": section.get("ratings"),
+            "ratings": section.get("ratings"), "endings": section["endings"],
         })
         return
     rate = f", {played / seconds:.1f} games/s" if played and seconds > 0 else ""
