@@ -599,3 +599,30 @@ def test_dicewars_human_against_bots_clicked_to_the_end(page, tmp_path):
     assert attacks > 0 and ends > 0 and rolls_seen > 0
     assert page.locator("#dw-end-turn").count() == 0  # nothing to click after the end
     assert "wins" in page.text_content("#result") or "Draw" in page.text_content("#result")
+
+
+def test_dicewars_bots_step_by_step_and_a_search_tree_with_chance_nodes(page):
+    """Bots only, one move per click; then MCTS's tree of a Dice Wars move in the viewer, its chance nodes
+    (the attacks' outcomes) drawn, and a node's board shown small."""
+    page.select_option("#game-select", "dicewars")
+    page.check("input[name=mode][value=ai-ai]")
+    page.select_option("#agent-select", "mcts")
+    page.fill("#ai-iterations", "150")
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.locator(".dw-area").count() == 29
+    assert page.locator(".dw-area.source").count() == 0 and page.locator("#dw-end-turn").count() == 0  # nobody clicks
+    for _ in range(3):
+        before = int(page.get_attribute("body", "data-moves"))
+        page.click("#next-move")
+        page.wait_for_function(f"Number(document.body.dataset.moves) > {before} && document.body.dataset.busy === '0'")
+    dice = sum(int(a.get_attribute("data-dice")) for a in page.locator(".dw-area").all())
+    assert 29 <= dice <= 29 * 8
+    page.click("#analyse")
+    page.wait_for_function("document.body.dataset.treeReady === '0'")
+    assert "chance" in page.text_content("#legend")
+    x, y = page.evaluate("() => window.__viewer.toScreen(0)")
+    box = page.locator("#tree-canvas").bounding_box()
+    page.mouse.click(box["x"] + x, box["y"] + y)
+    page.wait_for_selector("#node-details[data-loaded='0']")
+    assert page.locator("#node-board .dw-map").count() == 1
