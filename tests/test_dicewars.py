@@ -22,7 +22,7 @@ from boardlab.core.rng import kernel_rng
 from boardlab.games.dicewars import kernel as K
 from boardlab.games.dicewars.mapgen import generate
 from boardlab.games.dicewars.probabilities import WIN, dice_for_outcome, sum_counts, win_probability
-from boardlab.games.dicewars.state import BATTLE, END_TURN, PLACE, DiceWarsState
+from boardlab.games.dicewars.state import BATTLE, END_TURN, PLACE
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))

@@ -48,6 +48,11 @@ def run(
     from boardlab.experiments.dicewars_tournament import run as play
 
     config = configure(boards, tuple(agents) if agents else DEFAULT_AGENTS, players, seed, game)
+    if compiled_boards > 0:
+        from boardlab.experiments.dicewars_tournament import kernel_policy
+
+        for spec in config.agents:
+            kernel_policy(spec)  # every bot needs a compiled twin: say so before any game is played
     command = "boardlab experiment dicewars-tournament " + shlex.join(
         ["--boards", str(boards), "--players", str(players), "--seed", str(seed), "--game", game,
          *[x for a in config.agents for x in ("--agent", a)]])

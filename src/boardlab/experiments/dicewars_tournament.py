@@ -83,12 +83,16 @@ def summary(config: TournamentConfig, results: Sequence[GameResult]) -> dict[str
 
 def kernel_policy(spec: str) -> int:
     """The compiled twin of a bot spec (``dw-wpm:quirks=false`` is ``dw-wpm-fixed``)."""
-    from boardlab.games.dicewars.kernel import POLICIES
+    from boardlab.agents.registry import make_agent
+    from boardlab.games.dicewars.kernel import POLICIES, WPM, WPM_FIXED
 
-    name = "dw-wpm-fixed" if spec.replace(" ", "") == "dw-wpm:quirks=false" else spec
-    if name not in POLICIES:
-        raise BoardlabError(f"{spec!r} has no compiled twin (compiled bots: {', '.join(p for p in POLICIES if p != 'uniform')})")
-    return POLICIES[name]
+    agent = make_agent(spec)
+    if agent.name == "dw-wpm":
+        return WPM if agent.config["quirks"] else WPM_FIXED
+    if agent.name not in POLICIES or agent.name == "uniform":
+        known = ", ".join("dw-wpm:quirks=false" if p == "dw-wpm-fixed" else p for p in POLICIES if p != "uniform")
+        raise BoardlabError(f"{spec!r} has no compiled twin (compiled bots: {known})")
+    return POLICIES[agent.name]
 
 
 def compiled_estimate(boards: int, agents: Sequence[str] = DEFAULT_AGENTS, players: int = 4, seed: int = 2020,

@@ -95,7 +95,6 @@ def regions(owner, adj, deg, player, label):
         if owner[a] != player or label[a] >= 0:
             continue
         label[a] = count
-        top = 0
         stack[0] = a
         top = 1
         size = 0

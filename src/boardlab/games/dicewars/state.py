@@ -80,7 +80,7 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
+from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL, UNKNOWN_PLAYER, Game, GameType, State
 from boardlab.core.params import Option, between
 from boardlab.core.rng import derive_seed
