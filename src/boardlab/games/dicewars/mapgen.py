@@ -93,10 +93,12 @@ class Map:
         return (sum(x + 0.5 * (y % 2) for x, y in pts) / len(pts), sum(y for _, y in pts) / len(pts))
 
     def to_dict(self) -> dict:
-        """What a board view needs: the grid size, each area's hexes and neighbours."""
+        """What a board view needs: the grid size, each area's hexes and neighbours (and the attempts
+        the generator threw away before this map, with why)."""
         return {"width": self.width, "height": self.height,
                 "areas": [[[x, y] for x, y in h] for h in self.hexes],
-                "adjacent": [list(a) for a in self.adjacent]}
+                "adjacent": [list(a) for a in self.adjacent],
+                "rejected": list(self.rejected)}
 
 
 def _connected(adjacent) -> bool:
