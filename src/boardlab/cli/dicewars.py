@@ -17,16 +17,16 @@ from boardlab.cli.plugin import Experiment
 
 
 def run(
-    boards: Annotated[int, typer.Option("--boards", "-n", help="Boards; each is played in every rotation of its group (K games).")] = 100,
+    boards: Annotated[int, typer.Option("--boards", "-n", min=1, help="Boards; each is played in every rotation of its group (K games).")] = 100,
     players: Annotated[int, typer.Option("--players", "-k", help="Players per game (2..8).")] = 4,
     agents: Annotated[Optional[List[str]], typer.Option(
         "--agent", "-a", help="A bot in the pool (repeat it). Default: the course's five, dw-ste dw-sdc dw-wpm dw-template dw-rand.",
         show_default=False)] = None,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Tournament seed: board b is played with derive_seed(S, 'board', b).")] = 2020,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Tournament seed: board b is played with derive_seed(S, 'board', b).")] = 2020,
     game: Annotated[str, typer.Option("--game", help="Game spec (e.g. dicewars:preset=web).")] = "dicewars",
     store_path: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite); default: the arena's.")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Parallel workers; default: the CPU cores.")] = None,
-    compiled_boards: Annotated[int, typer.Option("--compiled-boards", help="Also play the protocol on this many boards with the "
+    compiled_boards: Annotated[int, typer.Option("--compiled-boards", min=0, help="Also play the protocol on this many boards with the "
                                                  "compiled twins of the bots (a large-sample estimate; 0: skip).")] = 0,
     markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the comparison table (Markdown) to this file.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: tournament, config, games, boards, endings "
@@ -47,6 +47,12 @@ def run(
     from boardlab.experiments.dicewars_tournament import DEFAULT_AGENTS, configure, full_report, markdown_table
     from boardlab.experiments.dicewars_tournament import run as play
 
+    from boardlab.core.files import check_output_file
+
+    if store_path is not None:
+        check_output_file(store_path, "--store")  # a new store's folder must exist (the default one is made)
+    if markdown is not None:
+        check_output_file(markdown, "--markdown")
     config = configure(boards, tuple(agents) if agents else DEFAULT_AGENTS, players, seed, game)
     if compiled_boards > 0:
         from boardlab.experiments.dicewars_tournament import kernel_policy

@@ -42,7 +42,8 @@ def configure(boards: int = 100, agents: Sequence[str] = DEFAULT_AGENTS, players
 def run(config: TournamentConfig, store: ResultStore, workers: int = 1, command: str = "",
         on_game: Callable[[Progress], None] | None = None) -> tuple[int, int]:
     """Play what is missing of the tournament; (already stored, played now)."""
-    return play_missing(config, store, command=command, workers=workers, on_game=on_game)
+    count = play_missing(config, store, command=command, workers=workers, on_game=on_game)
+    return count.already_stored, count.played
 
 
 def summary(config: TournamentConfig, results: Sequence[GameResult]) -> dict[str, Any]:
