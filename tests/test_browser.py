@@ -592,7 +592,9 @@ def test_dicewars_human_against_bots_clicked_to_the_end(page, tmp_path):
         else:
             page.click("#dw-end-turn")
             ends += 1
-        page.wait_for_function(f"Number(document.body.dataset.moves) > {before} && document.body.dataset.busy === '0'")
+        # the bots' whole turns are played (and drawn) before the person's next move: give a busy machine time
+        page.wait_for_function(f"Number(document.body.dataset.moves) > {before} && document.body.dataset.busy === '0'",
+                               timeout=180_000)
         if page.locator("#dw-roll .dw-die").count() > 0:
             rolls_seen += 1
     assert page.get_attribute("body", "data-turn") == "over"
