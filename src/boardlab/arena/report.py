@@ -53,6 +53,7 @@ def tournament_section(info: Any, results: Sequence[GameResult], thresholds: Seq
             "ratings": [r.to_dict() for r in ratings.openskill_from_results(results, names)],
         }
     section["seat_table"] = stats.seat_table(results)
+    section["endings"] = stats.ending_table(results)
     section["score_source"] = "scores" if stats.uses_scores(results) else "returns"
     section["score_table"] = stats.score_table(results, names, thresholds) if results else []
     return section
@@ -121,6 +122,11 @@ def table_rows(section: dict[str, Any], thresholds: Sequence[float]) -> dict[str
         [[str(r["players"]), str(r["seat"]), str(r["games"]), str(r["wins"]), str(r["draws"]),
           f"{_pct(r['win_rate'])} ({_pct(r['win_low'])}–{_pct(r['win_high'])})"] for r in section["seat_table"]],
     )
+    if section.get("endings"):
+        tables["endings"] = (
+            ["ending", "games", "share", "nobody won"],
+            [[r["end"], str(r["games"]), _pct(r["share"]), str(r["no_winner"])] for r in section["endings"]],
+        )
     above = [f"% > {t:g}" for t in thresholds]
     tables["scores"] = (
         ["players", "agent", "N", "MAX", "MIN", "AVG (95 %)", "σ", "MED", *above],
@@ -137,6 +143,7 @@ TABLE_TITLES = {
     "results": "Wins, draws and losses",
     "pairings": "Pairings (score % = wins + draws/2 of the first agent)",
     "seats": "Win rate by seat",
+    "endings": "How the games ended",
     "scores": "Scores",
 }
 

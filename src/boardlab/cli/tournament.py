@@ -29,7 +29,8 @@ SUMMARY_KEYS = (
     "process running this tournament stored first), seconds, games_per_second, agent_table [{agent, games, wins, draws, losses, win_rate, "
     "win_low, win_high, mean_rank, rank_low, rank_high}], rating_model ('elo' or 'openskill'), ratings "
     "(elo: {model, ratings [{agent, elo, low, high, games}], first_seat_advantage {elo, low, high}, bootstrap}; "
-    "openskill: {model, ratings [{agent, mu, sigma, low, high, ordinal, games}]})"
+    "openskill: {model, ratings [{agent, mu, sigma, low, high, ordinal, games}]}), endings [{end, games, share, "
+    "no_winner}] (how the games ended: state.end_reason())"
 )
 
 
@@ -94,12 +95,13 @@ def tournament(
         10, "--games", "-n",
         help="round-robin and gauntlet: games per group of K agents (per unordered pairing for two players), "
         "seatings rotated game by game (A B, B A, ...), so each agent sits in every seat equally often "
-        "when N is a multiple of K. random-seating: N games in all.",
+        "when N is a multiple of K. random-seating: N games in all. rotations: N boards, K games each.",
     ),
     fmt: str = typer.Option(
         "round-robin", "--format", "-f",
         help="round-robin: every group of K agents; gauntlet: the first agent with every group of K-1 others; "
-        "random-seating: N games, each with K agents drawn and seated at random.",
+        "random-seating: N games, each with K agents drawn and seated at random. "
+        "rotations (seat-fair): per board one group in every rotation, the same seed (board and chance) for all.",
     ),
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Tournament seed; game i is played with seed derive_seed(S, i)."),
     store_path: Optional[Path] = typer.Option(
@@ -179,7 +181,7 @@ def tournament(
             "total_games": total, "already_stored": already, "played": played, "stored_by_others": others, "seconds": seconds,
             "games_per_second": played / seconds if seconds > 0 else None,
             "agent_table": section["agent_table"], "rating_model": section.get("rating_model"),
-            "ratings": section.get("ratings"),
+            "ratings": section.get("ratings"), "endings": section["endings"],
         })
         return
     rate = f", {played / seconds:.1f} games/s" if played and seconds > 0 else ""

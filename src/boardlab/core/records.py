@@ -35,11 +35,13 @@ class GameRecord:
     boardlab_version: str = ""
     moves: list[str] = field(default_factory=list)  # human-readable, for people; not used to replay
     start: str | None = None  # the set-up position the game started from (None: the game's initial state)
+    end: str | None = None  # how the game ended (state.end_reason()); None in records written before it was kept
 
     def to_dict(self) -> dict[str, Any]:
         data = {"format": RECORD_FORMAT, **asdict(self)}
-        if data["start"] is None:
-            del data["start"]  # records of games from the initial state stay as they always were
+        for key in ("start", "end"):
+            if data[key] is None:
+                del data[key]  # records without them stay as they always were
         return data
 
     def to_json(self, indent: int | None = None) -> str:
@@ -61,6 +63,7 @@ class GameRecord:
             boardlab_version=__version__,
             moves=list(moves) if moves is not None else state.history_labels(),
             start=state.start_position(),
+            end=state.end_reason(),
         )
 
     @classmethod
@@ -109,6 +112,9 @@ class GameRecord:
         start = data.get("start")
         if start is not None and not isinstance(start, str):
             raise bad("start", "null or a position in the game's notation")
+        end = data.get("end")
+        if end is not None and not isinstance(end, str):
+            raise bad("end", "null or how the game ended (one word)")
         return cls(
             game=data["game"],
             params=dict(data["params"]),
@@ -119,6 +125,7 @@ class GameRecord:
             boardlab_version=version,
             moves=list(moves),
             start=start,
+            end=end,
         )
 
     @classmethod
