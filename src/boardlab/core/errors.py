@@ -19,3 +19,22 @@ class IllegalActionError(BoardlabError, ValueError):
 
 class FormatError(BoardlabError, ValueError):
     """A malformed file: the message names the file and the byte offset or line."""
+
+
+class MissingDependencyError(BoardlabError, ImportError):
+    """An optional package (an extra such as ``boardlab[openspiel]``) is needed and not installed."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        super().__init__(f"{purpose} needs {package}, which is not installed: pip install 'boardlab[{extra}]'")
+        self.package = package
+        self.extra = extra
+
+
+def require(module: str, package: str, extra: str, purpose: str):
+    """Import ``module`` or raise :class:`MissingDependencyError` naming the extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(package, extra, purpose) from None
