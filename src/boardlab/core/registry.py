@@ -46,7 +46,7 @@ def parse_game_spec(spec: str) -> tuple[str, dict[str, str]]:
     return parse_spec(spec, positional_option(cls.parameters))
 
 
-def make(name: str, **params: Any) -> Game:
+def make(name: str, /, **params: Any) -> Game:
     """Make a game by name: ``make("connect4", rows=6, cols=7, k=4)``.
 
     ``name`` may also be a full spec, ``"connect4:rows=5,cols=6"`` or ``"openspiel:hex:board_size=7"``.
