@@ -494,16 +494,19 @@ class OpenSpielTwin:
     the boardlab state (before the move), the action, and the OpenSpiel state in
     the same position; a game's module holds them, the adapter names no game.
 
-    ``differences`` says, for people, where the rule sets part (chess: the
-    draw rules), and ``diverged(state, twin_state)`` whether two states in the
-    same position have reached such a point (the twin's game ended where
-    boardlab's goes on, or the other way round): the adapter then stops using
-    the twin for that game.
+    ``seats[p]`` is OpenSpiel's number of boardlab's seat ``p`` (chess: OpenSpiel
+    numbers Black 0 and White 1); ``start(initial)`` raises BoardlabError for a
+    start OpenSpiel cannot take (a set-up board). ``differences`` says, for
+    people, where the rule sets part (chess: the draw rules), and
+    ``diverged(state, twin_state)`` whether two states in the same position have
+    reached such a point (the twin's game ended where boardlab's goes on, or the
+    other way round): the adapter then stops using the twin for that game.
     """
 
     game: str
     to_openspiel: Callable[[State, int, Any], int]
     from_openspiel: Callable[[State, int, Any], int]
     start: Callable[[State], str | None] = lambda initial: None
+    seats: tuple[int, ...] = (0, 1)
     differences: str = ""
     diverged: Callable[[State, Any], bool] = lambda state, twin_state: False

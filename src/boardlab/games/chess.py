@@ -42,7 +42,8 @@ turn; 13-14 its castling rights (king side, queen side), 15-16 the opponent's;
 halfmove clock / 150 (the 75-move rule); 19 the plies played / ``max_moves``;
 20 all ones when the position has occurred before (repetition).
 
-OpenSpiel twin: ``chess`` (from the same FEN). The move rules agree; the draw
+OpenSpiel twin: ``chess`` (from the same FEN; OpenSpiel numbers Black 0 and
+White 1, so its seats are swapped). The move rules agree; the draw
 rules differ: OpenSpiel ends a game at the third repetition and after 50
 moves without a capture or pawn move, boardlab at the fifth, after 75, and
 at ``max_moves``; :attr:`OpenSpielTwin.differences` says so and the agreement
@@ -174,7 +175,7 @@ class Chess(Game):
             return bool(twin_state.is_terminal()) != state.is_terminal()
 
         return OpenSpielTwin(
-            "chess", to_openspiel, from_openspiel, start,
+            "chess", to_openspiel, from_openspiel, start, seats=(1, 0),  # OpenSpiel's player 0 is Black
             differences="draw rules: OpenSpiel ends a game at the third repetition and after 50 moves without "
             "a capture or pawn move; boardlab at the fifth repetition, after 75 moves, and at max_moves plies",
             diverged=diverged,
