@@ -24,8 +24,9 @@ class FormatError(BoardlabError, ValueError):
 class MissingDependencyError(BoardlabError, ImportError):
     """An optional package (an extra such as ``boardlab[openspiel]``) is needed and not installed."""
 
-    def __init__(self, package: str, extra: str, purpose: str) -> None:
-        super().__init__(f"{purpose} needs {package}, which is not installed: pip install 'boardlab[{extra}]'")
+    def __init__(self, package: str, extra: str | None, purpose: str, install: str | None = None) -> None:
+        install = install or f"pip install 'boardlab[{extra}]'"
+        super().__init__(f"{purpose} needs {package}, which is not installed: {install}")
         self.package = package
         self.extra = extra
 

@@ -76,6 +76,10 @@ class Bridge:
         self._synced = (mine, theirs)
         return theirs.clone()
 
+    def openspiel_player(self, player: int) -> int:
+        """OpenSpiel's number of boardlab's seat ``player`` (a twin may number seats otherwise: chess)."""
+        return self.twin.seats[player] if self.where == "twin" else player
+
     def to_boardlab(self, state: State, pyspiel_state: Any, action: int) -> int:
         """The boardlab action for OpenSpiel's ``action`` in the position of both states."""
         if self.where == "twin":
@@ -205,7 +209,7 @@ class OpenSpielAgent(Agent):
         if native is not None:
             bot = self._bots.get("native")
             if bot is None:
-                bot = self._bots["native"] = self.native_bot(self.bridge.pyspiel_game, player)
+                bot = self._bots["native"] = self.native_bot(self.bridge.pyspiel_game, self.bridge.openspiel_player(player))
             action = self.bridge.to_boardlab(state, native, int(bot.step(native)))
             where = self.bridge.where
         else:
@@ -322,13 +326,11 @@ class OpenSpielAlphaZeroAgent(OpenSpielAgent):
         return problem
 
     def native_bot(self, pyspiel_game: Any, player: int) -> Any:
-        from boardlab.adapters.openspiel.alphazero import load_model
-
+        from boardlab.adapters.openspiel.alphazero import evaluator_for, load_model
         from open_spiel.python.algorithms import mcts
-        from open_spiel.python.algorithms.alpha_zero import evaluator as evaluator_lib
 
         model = load_model(self.config["path"], self.config["checkpoint"], pyspiel_game)
-        evaluator = evaluator_lib.AlphaZeroEvaluator(pyspiel_game, model)
+        evaluator = evaluator_for(pyspiel_game, model)
         return mcts.MCTSBot(pyspiel_game, self.config["c"], self.config["iterations"], evaluator, solve=False,
                             random_state=np.random.RandomState(self.bot_seed), child_selection_fn=mcts.SearchNode.puct_value)
 
