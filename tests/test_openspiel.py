@@ -214,8 +214,16 @@ def test_search_bots_refuse_what_they_would_cheat_at():
 
 
 def test_openspiel_ismcts_plays_hidden_information_games():
-    result = duel(make("openspiel:kuhn_poker"), "openspiel-ismcts:iterations=300", "random", 40, seed=2)
-    assert result.wins > result.losses
+    # (OpenSpiel's ISMCTSBot is not reproducible from one process to the next, so its strength is
+    # measured on enough games: about +0.24 chips a game against random play, 200 games)
+    game = make("openspiel:kuhn_poker")
+    total = 0.0
+    for seed in range(200):
+        seat = seed % 2
+        agents = [make_agent("random"), make_agent("random")]
+        agents[seat] = make_agent("openspiel-ismcts:iterations=300", game)
+        total += play_game(game, agents, seed=seed).returns[seat]
+    assert total / 200 > 0.05
 
 
 def test_openspiel_az_says_what_is_missing(tmp_path):
