@@ -64,12 +64,13 @@ function showParams() {
   box.replaceChildren();
   if (!game) return;
   for (const p of game.parameters) {
-    if (!["int", "float"].includes(p.type)) continue;
+    if (!["int", "float", "str"].includes(p.type)) continue;
     const label = document.createElement("label");
     label.textContent = `${p.name} `;
     label.title = p.help;
     const input = document.createElement("input");
-    input.type = "number";
+    // text parameters too: a FEN, or the game of a family with its own parameters (hex(board_size=7))
+    input.type = p.type === "str" ? "text" : "number";
     input.name = p.name;
     input.dataset.param = p.name;
     input.value = p.default;
