@@ -247,3 +247,26 @@ def test_a_tournament_puts_boardlab_and_openspiel_agents_in_one_table(tmp_path):
     assert report.exit_code == 0, report.output
     seats = json.loads(report.output)["tournaments"][0]["seat_table"]
     assert seats
+
+
+def test_openspiel_az_plays_with_a_model_from_an_openspiel_alpha_zero_run(tmp_path):
+    """Needs JAX (OpenSpiel's AlphaZero runs on it), which boardlab does not install: skipped without it."""
+    pytest.importorskip("flax")
+    from open_spiel.python.algorithms.alpha_zero import utils
+
+    game = pyspiel.load_game("tic_tac_toe")
+    config = {"game": "tic_tac_toe", "nn_model": "mlp", "nn_width": 32, "nn_depth": 2, "weight_decay": 1e-4,
+              "learning_rate": 1e-3, "observation_shape": list(game.observation_tensor_shape()),
+              "output_size": game.num_distinct_actions(), "nn_api_version": "nnx"}
+    model = utils.api_selector("nnx").Model.build_model(
+        config["nn_model"], config["observation_shape"], config["output_size"], config["nn_width"], config["nn_depth"],
+        config["weight_decay"], config["learning_rate"], str(tmp_path))
+    model.save_checkpoint(-1)  # an untrained network, saved as alpha_zero.py saves its latest
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    result = duel(make("openspiel"), f"openspiel-az:path={tmp_path},iterations=50", "random", 2, seed=1)
+    assert result.games == 2
+    other = make("openspiel:hex:board_size=3")
+    agent = make_agent(f"openspiel-az:path={tmp_path}", other)
+    agent.reset(other, 0, 1)
+    with pytest.raises(BoardlabError, match="trained on tic_tac_toe"):
+        agent.step(other.new_initial_state())

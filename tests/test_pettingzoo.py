@@ -167,3 +167,20 @@ def test_the_text_render_shows_nothing_hidden():
     text = e.render()
     for k in range(5):  # a redrawn deck and removed cards: nothing in the picture changes
         assert state.resample(0, np.random.default_rng(k)).observation(None)["text"] == text
+
+
+def test_the_masked_ppo_example_trains_and_reports(monkeypatch, capsys):
+    """docs' training example, for a few steps: MaskablePPO on the environment, boardlab agents as opponents."""
+    pytest.importorskip("sb3_contrib")
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    import pettingzoo_connect4_ppo as example
+
+    monkeypatch.setattr(sys, "argv", ["pettingzoo_connect4_ppo.py", "--steps", "64", "--games", "2", "--json"])
+    example.main()
+    result = __import__("json").loads(capsys.readouterr().out)
+    assert result["steps"] == 64 and set(result["after"]) == {"random", "mcts:iterations=50"}
+    assert all(0.0 <= v <= 1.0 for v in [*result["before"].values(), *result["after"].values()])
+    env = example.VersusAgent(seed=1)
+    observation, _ = env.reset()
+    assert observation.shape == (3, 6, 7) and env.action_masks().dtype == bool
+    sys.modules.pop("pettingzoo_connect4_ppo", None)

@@ -128,18 +128,16 @@ def _first_line(exc: Exception) -> str:
 
 def _spec_value(game: str, key: str, value: Any) -> Any:
     """A parameter value as boardlab keeps it (JSON ready, spec ready)."""
-    if isinstance(value, dict):
+    if isinstance(value, (bool, int)) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    if isinstance(value, dict):  # a game: pyspiel's string, whose commas sit inside parentheses
         text = pyspiel_module().game_parameters_to_string(value)
-    elif isinstance(value, bool):
-        return value
-    elif isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
-            raise SpecError(f"openspiel:{game}: parameter {key}={value} cannot be written in a spec")
-        return value
+        outside = "".join(ch for depth, ch in _depths(text) if depth == 0)
+        bad = bool(SPEC_DELIMITERS & set(outside)) or "]" in text
     else:
         text = str(value)
-    outside = "".join(ch for depth, ch in _depths(text) if depth == 0)
-    if SPEC_DELIMITERS & set(outside) or "(" in text and not isinstance(value, dict) or not text.strip():
+        bad = any(ch in text for ch in ",:=]()\n") or not text.strip()
+    if bad:
         raise SpecError(
             f"openspiel:{game}: parameter {key}={text!r} cannot be written in a boardlab spec "
             "(empty, or holding , : = ] or parentheses)"
