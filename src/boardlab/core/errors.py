@@ -26,7 +26,7 @@ class MissingDependencyError(BoardlabError, ImportError):
 
     def __init__(self, package: str, extra: str | None, purpose: str, install: str | None = None) -> None:
         install = install or f"pip install 'boardlab[{extra}]'"
-        super().__init__(f"{purpose} needs {package}, which is not installed: {install}")
+        super().__init__(f"{purpose}: {package} is not installed ({install})")
         self.package = package
         self.extra = extra
 
