@@ -35,8 +35,9 @@ What the environment is made of, all read from the game protocol:
   by their probabilities from the environment's generator, and randomness
   fixed by the seed at the start (a shuffled deck) comes from the same
   generator, so ``reset(seed=s)`` replays exactly (PettingZoo's ``seed_test``);
-* ``infos[agent]`` holds ``"legal_moves"`` (the labels of the legal actions,
-  for people) for the agent to move;
+* ``infos`` are empty dicts (the move labels of a position are
+  ``state.action_to_string(a)`` on ``env.unwrapped.game_state``; computing them
+  at every step would cost chess's SAN for every legal move);
 * rendering: ``"ansi"`` returns the public text view
   (``state.observation(None)["text"]``), ``"human"`` prints it, and
   ``"rgb_array"`` draws it as an image (:mod:`boardlab.adapters.text_image`).
@@ -188,7 +189,6 @@ class BoardlabAECEnv(AECEnv):
             return
         self.rewards = {agent: 0.0 for agent in self.agents}
         self.agent_selection = self.possible_agents[state.current_player()]
-        self.infos[self.agent_selection] = {"legal_moves": [state.action_to_string(a) for a in state.legal_actions()]}
 
     # --- views -------------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:
