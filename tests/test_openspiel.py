@@ -169,7 +169,7 @@ def tictactoe_example(monkeypatch):
 
 def test_bots_play_where_openspiel_can_follow(tictactoe_example):
     for spec, where in (("connect4", "twin"), ("mancala", "twin"), ("chess:max_moves=30", "twin"),
-                        ("openspiel:hex:board_size=5", "openspiel")):
+                        ("openspiel:hex:board_size=5", "pyspiel")):
         game = make(spec)
         bot = make_agent("openspiel-mcts:iterations=50", game)
         record = play_game(game, [bot, make_agent("openspiel-random", game)], seed=2)

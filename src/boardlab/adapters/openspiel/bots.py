@@ -33,14 +33,15 @@ from boardlab.core.params import Option, non_negative, positive
 
 
 class Bridge:
-    """How OpenSpiel bots see one boardlab game: ``where`` is ``"openspiel"``, ``"twin"`` or ``"python"``."""
+    """How OpenSpiel bots see one boardlab game: ``where`` is ``"pyspiel"`` (an ``openspiel:`` game's own
+    state), ``"twin"`` or ``"python"``."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.pyspiel = pyspiel_module()
         self.twin = None
         if isinstance(game, OpenSpielGame):
-            self.where = "openspiel"
+            self.where = "pyspiel"
             self.pyspiel_game = game.pyspiel_game
         else:
             twin = game.openspiel_twin()
@@ -51,7 +52,7 @@ class Bridge:
 
     def pyspiel_state(self, state: State) -> Any | None:
         """The pyspiel state in ``state``'s position, or None where OpenSpiel cannot follow this game."""
-        if self.where == "openspiel":
+        if self.where == "pyspiel":
             return state.pyspiel_state  # type: ignore[attr-defined]
         if self.where != "twin":
             return None
