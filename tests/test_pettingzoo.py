@@ -59,6 +59,14 @@ def example_games(monkeypatch):
     sys.modules.pop("chance_toy", None)
 
 
+@pytest.mark.parametrize("spec", ["openspiel:kuhn_poker", "openspiel:leduc_poker:players=3", "openspiel:pig:winscore=20",
+                                  "openspiel:liars_dice"])
+def test_openspiel_games_with_chance_and_hidden_cards_pass_too(spec):
+    pytest.importorskip("pyspiel")
+    api_test(env(spec), num_cycles=1000)
+    seed_test(lambda: env(spec), num_cycles=300)
+
+
 def test_the_example_game_and_a_game_with_chance_nodes_pass(example_games):
     for spec in ("tictactoe", "dicerace", "dicerace:target=12"):
         api_test(env(spec), num_cycles=1000)
