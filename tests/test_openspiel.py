@@ -270,3 +270,14 @@ def test_openspiel_az_plays_with_a_model_from_an_openspiel_alpha_zero_run(tmp_pa
     agent.reset(other, 0, 1)
     with pytest.raises(BoardlabError, match="trained on tic_tac_toe"):
         agent.step(other.new_initial_state())
+
+
+def test_playing_a_hidden_card_game_in_the_terminal_shows_only_the_players_view():
+    result = runner.invoke(app, ["play", "openspiel:kuhn_poker", "--agent", "random", "--seed", "2", "--seat", "2"],
+                           input="Bet\nPass\nBet\n")
+    assert result.exit_code == 0, result.output
+    game = make("openspiel:kuhn_poker")
+    record_cards = [line for line in result.output.splitlines() if "Deal" in line]
+    assert not record_cards  # the opponent's card is never named
+    assert "chance moved" in result.output and "result:" in result.output
+    assert game.num_players() == 2

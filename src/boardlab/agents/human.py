@@ -21,7 +21,7 @@ class HumanAgent(Agent):
 
     def step(self, state: State) -> int:
         legal = ", ".join(state.action_to_string(a) for a in state.legal_actions())
-        self.say(str(state))
+        self.say(state.observation(state.current_player())["text"])  # what this seat may see (its own cards too)
         while True:
             try:
                 text = self.ask(f"your move ({legal}; q to quit): ")
