@@ -276,8 +276,5 @@ def test_playing_a_hidden_card_game_in_the_terminal_shows_only_the_players_view(
     result = runner.invoke(app, ["play", "openspiel:kuhn_poker", "--agent", "random", "--seed", "2", "--seat", "2"],
                            input="Bet\nPass\nBet\n")
     assert result.exit_code == 0, result.output
-    game = make("openspiel:kuhn_poker")
-    record_cards = [line for line in result.output.splitlines() if "Deal" in line]
-    assert not record_cards  # the opponent's card is never named
+    assert not [line for line in result.output.splitlines() if "Deal" in line]  # no card is ever named
     assert "chance moved" in result.output and "result:" in result.output
-    assert game.num_players() == 2

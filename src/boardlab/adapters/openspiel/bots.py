@@ -2,20 +2,21 @@
 
 Where a bot plays (the :class:`Bridge`), in order of preference:
 
-1. ``openspiel:GAME``: on the wrapped pyspiel state itself;
-2. a boardlab game that declares an OpenSpiel twin (``Game.openspiel_twin``:
+1. ``openspiel:GAME``: on the wrapped pyspiel state itself (``"pyspiel"``);
+2. a boardlab game that declares an OpenSpiel twin (``"twin"``; ``Game.openspiel_twin``:
    Connect Four, Kalah, chess): on the twin, a pyspiel state kept in step with
    the boardlab game by translating every move, so the bot is OpenSpiel's
    C++ code on OpenSpiel's C++ rules, checked against boardlab's move for
    move by tests/test_openspiel_agreement.py; where the rule sets part (a
    chess position OpenSpiel has drawn by repetition), that game goes on as in 3;
-3. any other boardlab game: OpenSpiel's Python implementation of the same bot
+3. any other boardlab game (``"python"``): OpenSpiel's Python implementation of the same bot
    (``open_spiel.python.algorithms.mcts.MCTSBot``, ``UniformRandomBot``) on a
    :class:`PythonView` of the boardlab state, boardlab's rules underneath.
    Slower (Python all the way), but the same algorithm.
 
 ``agent.last_search["where"]`` says which was used for the last move.
-Every bot is seeded from the seed the arena gives the agent, so games replay.
+Every bot is seeded from the seed the arena gives the agent, so games replay
+(OpenSpiel's ISMCTSBot excepted: it does not replay identically from one process to the next).
 """
 
 from __future__ import annotations
