@@ -23,7 +23,7 @@ def toy_game():
 
 def games_of(config, path, **how):
     with ResultStore(path) as store:
-        assert play_missing(config, store, **how) == (0, len(config.schedule()))
+        assert play_missing(config, store, **how) == (0, len(config.schedule()), 0)
         return [(g.index, g.seed, g.seats, g.returns, g.scores, g.record["actions"]) for g in store.games(config.id)]
 
 
@@ -46,7 +46,7 @@ def test_ray_backend_matches_serial_and_process_pool_and_resumes(tmp_path):
             job = Job.for_specs(config.game, config.agents)
             for scheduled in config.schedule()[:4]:
                 store.add_game(config.id, play_scheduled(job, scheduled))
-            assert play_missing(config, store, workers=2, backend="ray") == (4, 6)
+            assert play_missing(config, store, workers=2, backend="ray") == (4, 6, 0)
             assert [g.index for g in store.games(config.id)] == list(range(10))
         # an illegal move on a Ray worker is reported as the boardlab error it is
         cheat = prepare("sumrace", ["greedy", "random", "cheater"], players=3, games=3)

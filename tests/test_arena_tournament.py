@@ -175,7 +175,7 @@ def test_process_pool_plays_the_same_games_as_serial_play(tmp_path):
     results = {}
     for workers in (1, 2):
         with ResultStore(tmp_path / f"w{workers}.sqlite") as store:
-            assert play_missing(config, store, workers=workers) == (0, 9)
+            assert play_missing(config, store, workers=workers) == (0, 9, 0)
             results[workers] = [(g.index, g.seats, g.returns, g.scores, g.record["actions"]) for g in store.games(config.id)]
     assert results[1] == results[2]
 
@@ -255,7 +255,7 @@ def test_cli_json_streams_games_then_a_summary(tmp_path):
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     games, summary = lines[:-1], lines[-1]
     assert len(games) == 3 and all(g["type"] == "game" for g in games)
-    assert set(games[0]) == {"type", "tournament", "index", "seed", "seats", "agents", "returns", "scores", "seconds", "done", "total"}
+    assert set(games[0]) == {"type", "tournament", "index", "seed", "seats", "agents", "returns", "scores", "seconds", "done", "total", "stored"}
     assert sorted(g["done"] for g in games) == [1, 2, 3] and games[0]["total"] == 3
     assert summary["type"] == "summary" and summary["played"] == 3 and summary["already_stored"] == 0
     assert summary["config"]["agents"] == ["greedy", "random", "random:seed=1"]

@@ -90,3 +90,20 @@ def test_tour_runs():
 def test_console_script_entry_point():
     out = subprocess.run([sys.executable, "-m", "boardlab", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "duel" in out.stdout
+
+
+def test_negative_seeds_are_refused_clearly(tmp_path):
+    for args in (["search", "--seed", "-1"], ["duel", "random", "random", "--seed", "-3"]):
+        result = run(*args)
+        assert result.exit_code == 2 and "--seed" in result.output
+    bad = run("duel", "random:seed=-1", "random", "-n", "1")
+    assert bad.exit_code == 2 and "seed=-1 must not be negative" in bad.output
+
+
+def test_duel_records_never_overwrite_earlier_records(tmp_path):
+    folder = tmp_path / "records"
+    assert run("duel", "random", "random", "-n", "2", "--records", str(folder)).exit_code == 0
+    first = (folder / "game-00001.json").read_text()
+    again = run("duel", "random", "random", "-n", "2", "--seed", "5", "--records", str(folder))
+    assert again.exit_code == 2 and "already holds 2 records" in again.output
+    assert (folder / "game-00001.json").read_text() == first

@@ -216,6 +216,7 @@ def test_evaluate_a_tiny_connect_four_run(c4_run: Path, tmp_path: Path):
 
     # the learning curve goes where --plot says, never into the run
     plot = tmp_path / "out" / "curve.png"
+    plot.parent.mkdir()  # output folders are never made up
     result = runner.invoke(app, ["evaluate", str(c4_run), "--games", "4", "--plot", str(plot), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)

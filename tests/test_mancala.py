@@ -196,7 +196,7 @@ def test_labels_errors_and_parameters():
         empty.string_to_action("a")
     with pytest.raises(IllegalActionError):
         empty.apply_action(0)
-    for spec, message in [("mancala:pits=0", "between 1 and 26"), ("mancala:seeds=0", "at least 1"),
+    for spec, message in [("mancala:pits=0", "between 1 and 26"), ("mancala:seeds=0", "between 1 and 100"), ("mancala:seeds=1000000000", "between 1 and 100"),
                           ("mancala:empty_capture=maybe", "true or false"), ("mancala:holes=6", "unknown option")]:
         with pytest.raises(SpecError, match=message):
             make(spec)

@@ -609,3 +609,9 @@ def test_search_cli_json_and_save(tmp_path):
     assert text.exit_code == 0 and "best move: 4" in text.stdout
     bad = CliRunner().invoke(app, ["search", "--position", "1 1 9"])
     assert bad.exit_code == 2 and "column 9" in bad.output
+
+
+def test_the_compiled_engine_keeps_near_its_node_cap():
+    engine = make("connect4").compiled_search(c4_state(""), seed=2, c=1.4)
+    engine.run(None, time.perf_counter() + 30.0, None, max_nodes=5000)  # a far deadline: the cap ends it
+    assert 5000 <= int(engine.used[0]) < 5000 + 7 * 70  # at most one chunk's worth of expansions past it

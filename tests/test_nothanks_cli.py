@@ -109,8 +109,11 @@ def test_network_agrees_with_the_expert_in_real_games():
 
 def test_train_then_evaluate_on_the_command_line(tmp_path):
     out = tmp_path / "m" / "net.pt"
-    result = runner.invoke(app, ["train", "nothanks-imitation", "--states", "120", "--epochs", "15", "--seed", "2",
-                                 "--out", str(out), "--json"])
+    args = ["train", "nothanks-imitation", "--states", "120", "--epochs", "15", "--seed", "2", "--out", str(out), "--json"]
+    refused = runner.invoke(app, args)  # an output file's folder must exist: it is never made
+    assert refused.exit_code == 2 and "folder" in refused.stderr and not out.parent.exists()
+    out.parent.mkdir()
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["split"] == {"fit": 86, "validation": 10, "test": 24}
@@ -130,6 +133,9 @@ def test_train_then_evaluate_on_the_command_line(tmp_path):
 
     # the learning curve only where --plot says
     curve = tmp_path / "plots" / "curve.png"
+    refused = runner.invoke(app, ["evaluate", str(out), "--states", "20", "--plot", str(curve)])
+    assert refused.exit_code == 2 and "does not exist" in refused.output  # output folders are never made up
+    curve.parent.mkdir()
     result = runner.invoke(app, ["evaluate", str(out), "--states", "20", "--plot", str(curve), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["plot"] == str(curve)

@@ -278,3 +278,16 @@ def test_playing_a_hidden_card_game_in_the_terminal_shows_only_the_players_view(
     assert result.exit_code == 0, result.output
     assert not [line for line in result.output.splitlines() if "Deal" in line]  # no card is ever named
     assert "chance moved" in result.output and "result:" in result.output
+
+
+def test_games_and_states_pickle_for_worker_processes():
+    import pickle
+
+    for spec in ("openspiel:hex:board_size=5", "openspiel:kuhn_poker"):
+        game = make(spec)
+        game.playout_kernel()  # holds pyspiel objects, made again on the other side
+        state = game.state_from_history([0, 1] if game.has_hidden_information else [12, 7])
+        again = pickle.loads(pickle.dumps(state))
+        assert again.game == game and again.history == state.history and again.notation() == state.notation()
+        drawn = state.resample(0, np.random.default_rng(3)) if game.has_hidden_information else state
+        assert pickle.loads(pickle.dumps(drawn)).history == drawn.history

@@ -89,7 +89,7 @@ def test_bad_config_names_the_key_and_the_file(tmp_path: Path, change, words) ->
 def test_config_that_is_not_json_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     path.write_text('{"board":\n  oops}')
-    with pytest.raises(FormatError, match=r"x.json: not valid JSON at line 2"):
+    with pytest.raises(FormatError, match=r"x.json: not JSON \(line 2"):
         load_config(path)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import struct
 
 import numpy as np
@@ -103,24 +102,14 @@ def test_csv_reader_accepts_crlf_and_a_header_line() -> None:
 
 
 def test_float_text_is_the_shortest_round_trip_repr() -> None:
-    values = [0.1, 1 / 3, -0.0, 1e-05, 1e16, 5e-324, float("inf"), -float("inf"), 123456789.125]
+    values = [0.1, 1 / 3, -0.0, 1e-05, 1e16, 5e-324, 1.7976931348623157e308, -2.5e-300, 123456789.125]
     n = len(values) + 1
     tree = Tree.from_parents([-1] + [0] * (n - 1), [""] + ["m"] * (n - 1), [1] * n, [0] * n, [0.0] + values, ["s"] * n)
     rows = csvformat.to_bytes(tree).decode().splitlines()[1:]
     assert [row.split(",")[3] for row in rows] == [repr(v) for v in values]
     back = csvformat.parse_csv(csvformat.to_bytes(tree))
     assert back.mean_payout[1:].view(np.int64).tolist() == np.array(values).view(np.int64).tolist()
-    # NaN keeps its sign: numpy's 0/0 (the mean of an unvisited node) is the negative NaN
-    zero = np.zeros(1)
-    with np.errstate(invalid="ignore"):
-        negative_nan = float((zero / zero)[0])
-    nan_tree = Tree.from_parents([-1, 0, 0], ["", "m", "n"], [2, 1, 1], [0, 0, 0], [0.0, float("nan"), negative_nan], ["s", "t", "u"])
-    text = csvformat.to_bytes(nan_tree)
-    assert b",nan,t," in text and b",-nan,u," in text
-    back = csvformat.parse_csv(text)
-    assert math.isnan(back.mean_payout[1]) and math.isnan(back.mean_payout[2])
-    data = binary.to_bytes(nan_tree)
-    assert binary.to_bytes(csvformat.parse_csv(csvformat.to_bytes(binary.parse_binary(data)))) == data
+    # NaN and infinite payouts are neither written nor read (see test_cli_hardening)
 
 
 # ---------------------------------------------------------------- round trips

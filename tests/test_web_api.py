@@ -245,9 +245,11 @@ def test_uploads_are_checked_limited_and_kept_inside_the_data_folder(tmp_path):
         assert up.status_code == 200
         assert client.get("/api/uploads/..%2F..%2Fescape/data").status_code == 404
         assert client.get("/api/uploads/nonexistent/nodes/0").status_code == 404
-    stored = sorted(p.name for p in (data / "uploads").iterdir())
-    assert stored == [f"{up.json()['id']}.csv"]  # only the good upload, under a generated name
+        # only the good upload, under a generated name, in this server's folder under uploads/
+        stored = sorted(p.relative_to(data / "uploads").parts[-1] for p in (data / "uploads").rglob("*.csv"))
+        assert stored == [f"{up.json()['id']}.csv"]
     assert not (tmp_path / "escape.csv").exists()
+    assert not any((data / "uploads").iterdir())  # and every upload is deleted when the server stops
 
 
 def test_boardlab_serve_prints_its_address_and_serves(tmp_path):
@@ -297,3 +299,14 @@ def test_ai_opening_undo_and_tree_memory_bound(client, monkeypatch):
     for _ in range(5):
         client.post(f"/api/games/{game['id']}/ai-move")
     assert [t["ply"] for t in client.get(f"/api/games/{game['id']}/trees").json()] == [3, 4]
+
+
+def test_the_catalogue_loads_no_torch():
+    """The menu lists every agent without importing torch into the server (a network loads it when it plays)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from boardlab.web.app import game_catalogue, agent_catalogue; "
+            "game_catalogue(); agent_catalogue(); print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -23,16 +23,19 @@ def tree_shapes(draw: st.DrawFn, max_nodes: int = 40) -> list[int]:
 
 @st.composite
 def trees(draw: st.DrawFn, max_nodes: int = 40) -> Tree:
-    """Random trees with any labels (unicode, commas, quotes, newlines, empty) and any 32-bit counts."""
+    """Random valid trees: any labels (unicode, commas, quotes, newlines, empty), any 32-bit counts
+    that a search could give (no node visited more than its parent), any finite payouts."""
     parent = draw(tree_shapes(max_nodes))
     n = len(parent)
     label = st.text(max_size=8)
-    count = st.integers(0, 2**31 - 1)
+    visits = [draw(st.integers(0, 2**31 - 1))]
+    for p in parent[1:]:
+        visits.append(draw(st.integers(0, visits[p])))
     return Tree.from_parents(
         parent,
         [""] + draw(st.lists(label, min_size=n - 1, max_size=n - 1)),
-        draw(st.lists(count, min_size=n, max_size=n)),
-        draw(st.lists(count, min_size=n, max_size=n)),
-        draw(st.lists(st.floats(allow_nan=False), min_size=n, max_size=n)),
+        visits,
+        draw(st.lists(st.integers(0, 2**31 - 1), min_size=n, max_size=n)),
+        draw(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=n, max_size=n)),
         draw(st.lists(label, min_size=n, max_size=n)),
     )

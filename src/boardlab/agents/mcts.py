@@ -407,7 +407,7 @@ class MCTSAgent(Agent):
         "time": Option("time", float, None, "seconds per move; with iterations, whichever ends first", positive),
         "c": Option("c", float, math.sqrt(2), "UCB exploration constant", non_negative),
         "final": Option("final", str, "visits", "move chosen: most-visited child (visits) or best mean payout (mean)", _one_of("visits", "mean")),
-        "seed": Option("seed", int, None, "seed of the search (default: from the game seed)"),
+        "seed": Option("seed", int, None, "seed of the search (default: from the game seed)", non_negative),
         "reuse": Option("reuse", bool, False, "keep the subtree of the moves actually played for the next search (perfect-information games; determinised searches start afresh)"),
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
         "eval": Option("eval", str, None, "leaf evaluator: default the game's own (chess: chess_material), none for random playouts, or a name from 'boardlab agents'"),

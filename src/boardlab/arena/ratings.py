@@ -10,8 +10,9 @@ every rating and on ``H``, which keeps ratings finite when an agent wins or
 loses every game and is negligible otherwise. Ratings are anchored so that
 their **mean is 1500**. 95 % intervals come from a bootstrap over games
 (games are resampled with replacement and the model refitted; percentile
-intervals), so each interval is for an agent's rating relative to the mean of
-all agents.
+intervals, widened to the estimate when all resamples fall on one side of it,
+as they can after a handful of games), so each interval is for an agent's
+rating relative to the mean of all agents.
 
 **Three or more players.** OpenSkill's Plackett–Luce model (a TrueSkill-like
 Bayesian rating) updated game by game in the order of the games' indices,
@@ -151,6 +152,10 @@ def bradley_terry(first: Sequence[int], second: Sequence[int], score: Sequence[f
     if bootstrap > 0:
         low, high = np.percentile(samples, [2.5, 97.5], axis=0)
         seat_low, seat_high = np.percentile(seat_samples, [2.5, 97.5])
+        # with few games the resamples can all fall on one side of the estimate (or equal it up to
+        # rounding): widen the interval to the estimate, so that it always contains it
+        low, high = np.minimum(low, elo), np.maximum(high, elo)
+        seat_low, seat_high = min(seat_low, advantage), max(seat_high, advantage)
     else:
         low = high = elo
         seat_low = seat_high = advantage

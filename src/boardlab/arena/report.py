@@ -20,7 +20,7 @@ import numpy as np
 
 from boardlab.arena import ratings, stats
 from boardlab.arena.store import GameResult, ResultStore
-from boardlab.core.errors import BoardlabError
+from boardlab.core.files import output_folder
 from boardlab.core.records import write_atomic
 
 
@@ -53,6 +53,7 @@ def tournament_section(info: Any, results: Sequence[GameResult], thresholds: Seq
             "ratings": [r.to_dict() for r in ratings.openskill_from_results(results, names)],
         }
     section["seat_table"] = stats.seat_table(results)
+    section["endings"] = stats.ending_table(results)
     section["score_source"] = "scores" if stats.uses_scores(results) else "returns"
     section["score_table"] = stats.score_table(results, names, thresholds) if results else []
     return section
@@ -121,6 +122,11 @@ def table_rows(section: dict[str, Any], thresholds: Sequence[float]) -> dict[str
         [[str(r["players"]), str(r["seat"]), str(r["games"]), str(r["wins"]), str(r["draws"]),
           f"{_pct(r['win_rate'])} ({_pct(r['win_low'])}–{_pct(r['win_high'])})"] for r in section["seat_table"]],
     )
+    if section.get("endings"):
+        tables["endings"] = (
+            ["ending", "games", "share", "nobody won"],
+            [[r["end"], str(r["games"]), _pct(r["share"]), str(r["no_winner"])] for r in section["endings"]],
+        )
     above = [f"% > {t:g}" for t in thresholds]
     tables["scores"] = (
         ["players", "agent", "N", "MAX", "MIN", "AVG (95 %)", "σ", "MED", *above],
@@ -137,6 +143,7 @@ TABLE_TITLES = {
     "results": "Wins, draws and losses",
     "pairings": "Pairings (score % = wins + draws/2 of the first agent)",
     "seats": "Win rate by seat",
+    "endings": "How the games ended",
     "scores": "Scores",
 }
 
@@ -194,6 +201,7 @@ def ratings_plot(report: dict[str, Any], path: Path) -> None:
         rows = sorted(rows, key=lambda r: r[key])
         values = np.array([r[key] for r in rows])
         errors = np.array([[v - r["low"] for v, r in zip(values, rows)], [r["high"] - v for v, r in zip(values, rows)]])
+        errors = np.clip(np.nan_to_num(errors), 0.0, None)  # intervals contain their estimates; never let rounding break the plot
         base = 1500 if key == "elo" else 25.0
         ax.barh(range(len(rows)), values - base, left=base, xerr=errors, capsize=4, color="#4C72B0")
         ax.set_yticks(range(len(rows)), [r["agent"] for r in rows])
@@ -247,6 +255,7 @@ def seats_plot(report: dict[str, Any], path: Path) -> None:
     labels = [f"{r['players']}p seat {r['seat']}" + (f" ({tid[:6]})" if len(report["tournaments"]) > 1 else "") for tid, r in rows]
     rates = np.array([r["win_rate"] for _, r in rows])
     errors = np.array([[r["win_rate"] - r["win_low"] for _, r in rows], [r["win_high"] - r["win_rate"] for _, r in rows]])
+    errors = np.clip(np.nan_to_num(errors), 0.0, None)
     if rows:
         ax.bar(range(len(rows)), 100 * rates, yerr=100 * errors, capsize=4, color="#8172B2")
         # a seat without advantage wins 1/K of the games (less when draws are common)
@@ -262,10 +271,7 @@ def seats_plot(report: dict[str, Any], path: Path) -> None:
 
 def write_report(report: dict[str, Any], games: dict[str, list[GameResult]], out: Path) -> list[Path]:
     """Write report.md and the three PNG plots into ``out``; return the paths written."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BoardlabError(f"cannot create report folder {out}: {exc.strerror}") from None
+    output_folder(out)  # the folder asked for is made, never the folders above it
     images = ["ratings.png", "scores.png", "seats.png"]
     ratings_plot(report, out / images[0])
     scores_plot(report, games, out / images[1])

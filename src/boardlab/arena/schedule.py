@@ -13,6 +13,13 @@ Formats, for ``A`` agents and ``K`` players per game:
   per group.
 * ``random-seating``: ``games`` games in all, each with ``K`` agents drawn at
   random and seated in random order.
+* ``rotations`` (seat-fair, the protocol of the Dice Wars course's tournaments):
+  ``games`` boards; on each board one group of ``K`` agents in a random order
+  plays every rotation of that order (``K`` games), all with the *same* seed,
+  so every agent meets the same board and the same chance stream from every
+  seat. With more agents than seats the group is picked as the course's script
+  picks it: the agent with the fewest games so far, the opponent it has met
+  least, then others at random (ties broken at random).
 
 Within a group, game ``j`` seats the group rotated left by ``j mod K``
 (``A B``, ``B A``, ... for two players), so when ``games`` is a multiple of
@@ -29,7 +36,7 @@ import numpy as np
 from boardlab.core.errors import BoardlabError
 from boardlab.core.rng import derive_seed
 
-FORMATS = ("round-robin", "gauntlet", "random-seating")
+FORMATS = ("round-robin", "gauntlet", "random-seating", "rotations")
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,8 @@ def make_schedule(num_agents: int, players: int, games: int, fmt: str, seed: int
         )
     if fmt == "gauntlet" and num_agents < 2:
         raise BoardlabError("a gauntlet needs at least two agents")
+    if fmt == "rotations":
+        return rotation_schedule(num_agents, players, games, seed)
     seatings: list[tuple[int, ...]] = []
     if fmt == "random-seating":
         for index in range(games):
@@ -77,3 +86,32 @@ def make_schedule(num_agents: int, players: int, games: int, fmt: str, seed: int
         for group in groups_of(num_agents, players, fmt):
             seatings.extend(rotated(group, j) for j in range(games))
     return [ScheduledGame(index, seats, derive_seed(seed, index)) for index, seats in enumerate(seatings)]
+
+
+def rotation_schedule(num_agents: int, players: int, boards: int, seed: int) -> list[ScheduledGame]:
+    """The ``rotations`` format: per board, every rotation of one group on one seed."""
+    played = [0] * num_agents
+    met = np.zeros((num_agents, num_agents), dtype=np.int64)
+    out: list[ScheduledGame] = []
+    for board in range(boards):
+        rng = np.random.default_rng(derive_seed(seed, "board-group", board))
+        fewest = min(played)
+        pivot = int(rng.choice([a for a in range(num_agents) if played[a] == fewest]))
+        group = [pivot]
+        if players > 1:
+            others = [a for a in range(num_agents) if a != pivot]
+            least = min(int(met[pivot, a]) for a in others)
+            group.append(int(rng.choice([a for a in others if met[pivot, a] == least])))
+            rest = [a for a in others if a not in group]
+            if players > 2:
+                group.extend(int(a) for a in rng.choice(rest, size=players - 2, replace=False))
+        order = tuple(int(group[i]) for i in rng.permutation(players))
+        board_seed = derive_seed(seed, "board", board)
+        for shift in range(players):
+            out.append(ScheduledGame(len(out), rotated(order, shift), board_seed))
+        for a in order:
+            played[a] += players
+            for b in order:
+                if a != b:
+                    met[a, b] += 1
+    return out

@@ -31,9 +31,9 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    # exact ends where the rate is 0 or 1 (rounding would leave 1e-19 above 0)
-    low = 0.0 if successes <= 0 else max(0.0, centre - half)
-    high = 1.0 if successes >= n else min(1.0, centre + half)
+    # the interval contains p, and its ends are exact where the rate is 0 or 1 (rounding would leave 1e-19)
+    low = 0.0 if successes <= 0 else max(0.0, min(p, centre - half))
+    high = 1.0 if successes >= n else min(1.0, max(p, centre + half))
     return low, high
 
 
@@ -161,3 +161,17 @@ def score_table(results: Sequence[GameResult], names: Sequence[str], thresholds:
 def uses_scores(results: Sequence[GameResult]) -> bool:
     """Whether the games kept scores (else score tables are computed on returns)."""
     return bool(results) and all(r.scores is not None for r in results)
+
+
+def ending_table(results: Sequence[GameResult]) -> list[dict[str, Any]]:
+    """How the games ended (the records' ``end``: ``state.end_reason()``), with the games nobody won
+    (every return equal: a draw, or a game its rules cancelled) counted per ending."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for result in results:
+        end = result.record.get("end") or "unknown"
+        counts[end][0] += 1
+        if len(set(result.returns)) == 1:
+            counts[end][1] += 1
+    total = len(results)
+    return [{"end": end, "games": games, "share": games / total if total else None, "no_winner": none}
+            for end, (games, none) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))]

@@ -15,7 +15,9 @@ while a tournament runs.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import os
 import sqlite3
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.files import check_output_file, parse_json
 
 SCHEMA_VERSION = 1
 
@@ -116,30 +119,96 @@ class TournamentInfo:
         }
 
 
+_COLUMNS = {
+    "meta": ["key", "value"],
+    "tournaments": ["id", "config", "command", "total_games", "created"],
+    "games": ["tournament", "game_index", "seed", "seats", "agents", "returns", "scores", "record", "seconds", "finished"],
+}
+#: the largest return or score a stored game may hold (every game's are far smaller; this keeps sums finite)
+MAX_POINTS = 1e12
+
+
+def _database_errors(method):
+    """Turn SQLite's errors inside ``method`` into one clear line naming the store."""
+
+    @functools.wraps(method)
+    def wrapper(self: "ResultStore", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.OperationalError as exc:  # locked, a missing table or column in a damaged file
+            raise BoardlabError(f"{self.path}: results store error: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise FormatError(f"{self.path}: damaged results store ({exc})") from None
+
+    return wrapper
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _points(value: Any, count: int) -> bool:
+    return isinstance(value, list) and len(value) == count and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and abs(x) <= MAX_POINTS for x in value
+    )
+
+
 class ResultStore:
-    """An open results store; use as a context manager or call :meth:`close`."""
+    """An open results store; use as a context manager or call :meth:`close`.
+
+    Opening a file that is not a results store (not SQLite, or another
+    program's SQLite database) is a :class:`FormatError`, and such a file is
+    left untouched: nothing is written before the file is known to be a store.
+    Everything read back is checked, so a damaged store is a clear error, never
+    a traceback from deep inside a report.
+    """
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
+        self.db: sqlite3.Connection | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if path is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)  # the user's data folder
+            elif self.path.is_dir():
+                raise BoardlabError(f"{self.path} is a folder, not a results store")
+            elif not self.path.exists():
+                check_output_file(self.path)  # a new store given by name: its folder must exist
             # isolation_level=None: we open transactions ourselves, one per finished game
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self._check_schema()  # reads only: a foreign database is refused before anything is written
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
-            version = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if version is None:
-                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(version[0]) != SCHEMA_VERSION:
-                raise FormatError(f"{self.path}: results store schema {version[0]}, this boardlab reads {SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            raise FormatError(f"{self.path}: not a boardlab results store ({exc})") from None
-        except OSError as exc:
-            raise BoardlabError(f"cannot open results store {self.path}: {exc.strerror}") from None
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        except BaseException as exc:
+            if self.db is not None:
+                self.db.close()
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise FormatError(f"{self.path}: not a boardlab results store ({exc})") from None
+            if isinstance(exc, OSError):
+                raise BoardlabError(f"cannot open results store {self.path}: {exc.strerror}") from None
+            raise
+
+    def _check_schema(self) -> None:
+        tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = {t for t in tables if not t.startswith("sqlite_")}
+        if not tables:
+            return  # a new (or empty) database: it becomes a store
+        columns = {t: [row[1] for row in self.db.execute(f"PRAGMA table_info({t})")] for t in _COLUMNS if t in tables}
+        if columns != _COLUMNS:
+            names = ", ".join(sorted(tables)[:8])
+            raise FormatError(f"{self.path}: an SQLite database, but not a boardlab results store (its tables: {names})")
+        rows = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchall()
+        if not rows:
+            if self.db.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 0:
+                return  # a store whose first opening stopped before it wrote its schema row
+            raise FormatError(f"{self.path}: results store without a schema version")
+        if rows[0][0] != str(SCHEMA_VERSION):
+            raise FormatError(f"{self.path}: results store schema {str(rows[0][0])[:20]}, this boardlab reads {SCHEMA_VERSION}")
 
     def close(self) -> None:
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
 
     def __enter__(self) -> "ResultStore":
         return self
@@ -147,12 +216,42 @@ class ResultStore:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    # --- checking what is read ------------------------------------------------------
+    def _json(self, text: Any, where: str) -> Any:
+        if not isinstance(text, (str, bytes)):
+            raise FormatError(f"{self.path}: {where}: not a JSON text")
+        return parse_json(text, f"{self.path}: {where}")
+
+    def _info(self, row: tuple) -> TournamentInfo:
+        tid, config_text, command, total, created, finished = row
+        where = f"tournament {str(tid)[:20]}"
+        if not isinstance(tid, str):
+            raise FormatError(f"{self.path}: a tournament id is not text")
+        config = self._json(config_text, where + " config")
+        ok = (
+            isinstance(config, dict)
+            and isinstance(config.get("game"), str)
+            and isinstance(config.get("agents"), list) and config["agents"]
+            and all(isinstance(a, str) for a in config["agents"])
+            and _is_int(config.get("players")) and 1 <= config["players"] <= len(config["agents"])
+            and _is_int(config.get("games")) and config["games"] >= 1
+            and isinstance(config.get("format"), str)
+            and _is_int(config.get("seed"))
+        )
+        if not ok:
+            raise FormatError(f"{self.path}: {where}: config is not a tournament configuration "
+                              "(game, agents, players, games, format, seed)")
+        if not _is_int(total) or total < 0 or not isinstance(command, str) or not isinstance(created, str):
+            raise FormatError(f"{self.path}: {where}: total_games, command or created is damaged")
+        return TournamentInfo(tid, config, command, total, created, finished)
+
     # --- tournaments -------------------------------------------------------------
+    @_database_errors
     def open_tournament(self, tid: str, config: dict[str, Any], command: str, total_games: int) -> bool:
         """Record tournament ``tid`` unless it is there already; return whether it was new."""
         row = self.db.execute("SELECT config FROM tournaments WHERE id=?", (tid,)).fetchone()
         if row is not None:
-            if json.loads(row[0]) != config:
+            if self._json(row[0], f"tournament {tid} config") != config:
                 raise BoardlabError(f"{self.path}: tournament {tid} exists with another configuration")
             return False
         self.db.execute(
@@ -161,6 +260,7 @@ class ResultStore:
         )
         return True
 
+    @_database_errors
     def tournaments(self) -> list[TournamentInfo]:
         """All tournaments, oldest first."""
         rows = self.db.execute(
@@ -168,7 +268,7 @@ class ResultStore:
             "(SELECT COUNT(*) FROM games g WHERE g.tournament = t.id) "
             "FROM tournaments t ORDER BY t.created, t.rowid"
         ).fetchall()
-        return [TournamentInfo(r[0], json.loads(r[1]), r[2], r[3], r[4], r[5]) for r in rows]
+        return [self._info(r) for r in rows]
 
     def tournament(self, tid: str | None = None) -> TournamentInfo:
         """The tournament whose id is or starts with ``tid``; the latest one when ``tid`` is None."""
@@ -185,9 +285,11 @@ class ResultStore:
         return matches[0]
 
     # --- games -------------------------------------------------------------------
+    @_database_errors
     def finished_indices(self, tid: str) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT game_index FROM games WHERE tournament=?", (tid,))}
 
+    @_database_errors
     def add_game(self, tid: str, result: GameResult) -> bool:
         """Commit one finished game; return False if that game was stored already."""
         cursor = self.db.execute(
@@ -212,19 +314,39 @@ class ResultStore:
         return list(self.iter_games(tid))
 
     def iter_games(self, tid: str) -> Iterator[GameResult]:
-        rows = self.db.execute(
-            "SELECT game_index, seed, seats, agents, returns, scores, record, seconds "
-            "FROM games WHERE tournament=? ORDER BY game_index",
-            (tid,),
-        )
-        for index, seed, seats, agents, returns, scores, record, seconds in rows:
-            yield GameResult(
-                index=index,
-                seed=seed,
-                seats=json.loads(seats),
-                agents=json.loads(agents),
-                returns=json.loads(returns),
-                scores=None if scores is None else json.loads(scores),
-                record=json.loads(record),
-                seconds=seconds,
+        """The tournament's finished games, by index, each checked against the tournament's configuration."""
+        info = self.tournament(tid)
+        if info.id != tid:
+            raise BoardlabError(f"{self.path}: no tournament with id {tid!r}")
+        agents, players = len(info.config["agents"]), info.config["players"]
+        try:
+            rows = self.db.execute(
+                "SELECT game_index, seed, seats, agents, returns, scores, record, seconds "
+                "FROM games WHERE tournament=? ORDER BY game_index",
+                (tid,),
             )
+            for index, seed, seats, specs, returns, scores, record, seconds in rows:
+                where = f"tournament {tid}, game {str(index)[:20]}"
+                seats = self._json(seats, where + " seats")
+                specs = self._json(specs, where + " agents")
+                returns = self._json(returns, where + " returns")
+                scores = None if scores is None else self._json(scores, where + " scores")
+                record = self._json(record, where + " record")
+                ok = (
+                    _is_int(index) and index >= 0 and _is_int(seed)
+                    and isinstance(seats, list) and len(seats) == players
+                    and all(_is_int(s) and 0 <= s < agents for s in seats)
+                    and isinstance(specs, list) and len(specs) == players and all(isinstance(a, str) for a in specs)
+                    and _points(returns, players) and (scores is None or _points(scores, players))
+                    and isinstance(record, dict)
+                    and isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds >= 0
+                )
+                if not ok:
+                    raise FormatError(f"{self.path}: {where} is damaged (index, seed, seats, agents, returns, "
+                                      f"scores, record or seconds)")
+                yield GameResult(index=index, seed=seed, seats=seats, agents=specs, returns=returns,
+                                 scores=scores, record=record, seconds=float(seconds))
+        except sqlite3.OperationalError as exc:
+            raise BoardlabError(f"{self.path}: results store error: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise FormatError(f"{self.path}: damaged results store ({exc})") from None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from boardlab.agents.registry import make_agent
 from boardlab.arena import backends
@@ -111,11 +111,21 @@ def prepare(
 
 @dataclass
 class Progress:
-    """What the tournament loop tells its caller after each stored game."""
+    """What the tournament loop tells its caller after each game it played."""
 
     done: int      # finished games in the store, this one included
     total: int
     result: GameResult
+    #: False when another process running the same tournament had stored this game first
+    stored: bool = True
+
+
+class PlayCount(NamedTuple):
+    """What one call of :func:`play_missing` did."""
+
+    already_stored: int    # games found in the store when it started
+    played: int            # games this process played
+    stored_by_others: int  # of those, games another process had stored first (so not stored again)
 
 
 def play_missing(
@@ -126,11 +136,14 @@ def play_missing(
     backend: str = "process",
     address: str | None = None,
     on_game: Callable[[Progress], None] | None = None,
-) -> tuple[int, int]:
-    """Play the tournament's games that are not in ``store`` yet; return (already stored, played now).
+) -> PlayCount:
+    """Play the tournament's games that are not in ``store`` yet; return what was found and played.
 
     ``workers`` = 1 with the process backend plays in this process. Every game
-    is committed as it arrives.
+    is committed as it arrives. Two processes may run the same tournament on
+    one store: no game is lost or stored twice (the store's key sees to it),
+    and each counts the games it played itself, telling apart those the other
+    had stored first.
     """
     if backend not in backends.BACKENDS:
         raise BoardlabError(f"unknown backend {backend!r} (backends: {', '.join(backends.BACKENDS)})")
@@ -144,7 +157,7 @@ def play_missing(
     job = Job.for_specs(config.game, config.agents)
     results: Iterator[GameResult]
     if not missing:
-        return len(finished), 0
+        return PlayCount(len(finished), 0, 0)
     if backend == "ray":
         results = backends.run_ray(job, missing, workers, address)
     elif workers == 1:
@@ -152,11 +165,12 @@ def play_missing(
     else:
         results = backends.run_process_pool(job, missing, min(workers, len(missing)))
     done = len(finished)
-    played = 0
+    played = others = 0
     for result in results:
-        if store.add_game(tid, result):
-            done += 1
-            played += 1
+        stored = store.add_game(tid, result)
+        played += 1
+        others += not stored
+        done += 1  # stored now, by this process or by another
         if on_game is not None:
-            on_game(Progress(done, len(schedule), result))
-    return len(finished), played
+            on_game(Progress(min(done, len(schedule)), len(schedule), result, stored))
+    return PlayCount(len(finished), played, others)

@@ -1,23 +1,26 @@
-"""The network trained to imitate the No Thanks! expert, as an agent (imports torch)."""
+"""The network trained to imitate the No Thanks! expert, as an agent (torch is imported when it loads its model)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from boardlab.agents.base import Agent
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import State
 from boardlab.core.params import Option
 from boardlab.games.nothanks import PASS, TAKE
-from boardlab.nn.nothanks_net import NoThanksNet, load_checkpoint
+
+if TYPE_CHECKING:
+    from boardlab.nn.nothanks_net import NoThanksNet
 
 #: the committed model (see docs/nothanks.md for the command that made it)
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "nothanks.pt"
 
-_MODELS: dict[tuple[str, int, int], NoThanksNet] = {}
+_MODELS: dict[tuple[str, int, int], "NoThanksNet"] = {}
 
 
-def load_model(path: str | Path) -> NoThanksNet:
+def load_model(path: str | Path) -> "NoThanksNet":
     """Load a No Thanks! network once per file version (path, size, mtime)."""
     path = Path(path)
     try:
@@ -26,6 +29,8 @@ def load_model(path: str | Path) -> NoThanksNet:
         raise BoardlabError(f"nothanks-net: no model file at {path}") from None
     key = (str(path.resolve()), info.st_size, info.st_mtime_ns)
     if key not in _MODELS:
+        from boardlab.nn.nothanks_net import load_checkpoint  # torch, only when a network plays
+
         _MODELS[key] = load_checkpoint(path)[0]
     return _MODELS[key]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from boardlab.agents.base import Agent
 from boardlab.core.errors import SpecError
 from boardlab.core.game import Game, State
-from boardlab.core.params import Option
+from boardlab.core.params import Option, non_negative
 from boardlab.solvers.connect4 import HEIGHT, WIDTH, Position, Solver, depth_limited_scores
 
 
@@ -32,7 +32,7 @@ class PerfectAgent(Agent):
     options = {
         "depth": Option("depth", int, 0, "plies searched; 0 = solve exactly (perfect play)", _depth_ok),
         "book": Option("book", bool, True, "use the shipped opening book for early positions"),
-        "seed": Option("seed", int, None, "seed of its choice among equally good moves (default: from the game seed)"),
+        "seed": Option("seed", int, None, "seed of its choice among equally good moves (default: from the game seed)", non_negative),
     }
 
     def __init__(self, **options) -> None:

@@ -14,6 +14,7 @@ import typer
 
 from boardlab.cli.app import console, print_json
 from boardlab.cli.plugin import Recipe
+from boardlab.core.files import check_output_file
 from boardlab.core.errors import BoardlabError
 
 DEFAULT_OUT = Path("src/boardlab/data/connect4_book.npz")
@@ -78,6 +79,7 @@ def train(
 
     if books and not merge:
         raise BoardlabError(f"BOOK arguments ({books[0]}, ...) go with --merge")
+    check_output_file(out, "--out")  # before hours of solving
     if merge and check is not None:
         raise BoardlabError("give --merge or --check, not both")
     if seat not in SEATS:
@@ -118,7 +120,7 @@ def evaluate(
     book: Annotated[Path, typer.Argument(metavar="BOOK", help="An opening book (.npz) written by boardlab train c4-book.", show_default=False)],
     entries: Annotated[int, typer.Option("--entries", "-n", help="Entries to re-solve by a search that does not use the book.")] = 5,
     min_stones: Annotated[Optional[int], typer.Option("--min-stones", help="Draw among entries of at least this many stones (default: the deepest ply; early plies take minutes each).", show_default=False)] = None,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the draw.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the draw.")] = 0,
     tt_size: TtSize = 16777259,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per line and entry: " + CHECK_JSON + ".")] = False,
 ) -> None:

@@ -12,6 +12,7 @@ import typer
 
 from boardlab.cli.app import JSON_HELP, console, err_console, print_json
 from boardlab.cli.plugin import Experiment
+from boardlab.core.files import check_output_file
 from boardlab.core.errors import BoardlabError
 
 DEFAULT_OUT = Path("src/boardlab/data/connect4_grading.txt")
@@ -28,7 +29,7 @@ def run(
     out: Annotated[Path, typer.Option("--out", "-o", help="Grading set to write (MOVES BEST S1..S7 per line). The default is the shipped set, relative to a source checkout.")] = DEFAULT_OUT,
     games_per_pair: Annotated[int, typer.Option("--games-per-pair", help="Games played per pair of agents.")] = 4,
     per_phase: Annotated[int, typer.Option("--per-phase", help="Most positions drawn per phase (opening <= 14 stones, middle 15-28, end > 28).")] = 40,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the games and the draw.")] = 7,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the games and the draw.")] = 7,
     pair: Annotated[Optional[List[str]], typer.Option(
         "--pair", help="A pair of agents whose games give positions, as 'A vs B'; repeat it. Default: random, perfect:depth=2/4 and "
         "mcts:iterations=1000 against each other (six pairs).", show_default=False)] = None,
@@ -39,6 +40,7 @@ def run(
     from boardlab.solvers.grading import PHASES, phase_of
 
     pairs = tuple(_pair(p) for p in pair) if pair else DEFAULT_PAIRS
+    check_output_file(out, "--out")  # before minutes of games and solving
     labelled = build_grading_set(out, pairs, games_per_pair, per_phase, seed, report=lambda line: err_console.print(line, markup=False))
     phases = {phase: sum(1 for p in labelled if phase_of(p.stones) == phase) for phase in PHASES}
     result = {"out": str(out), "positions": len(labelled), "phases": phases,

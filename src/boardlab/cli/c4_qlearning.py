@@ -16,6 +16,7 @@ from rich.table import Table
 
 from boardlab.cli.app import JSON_HELP, console, err_console, print_json, progress_bar
 from boardlab.cli.plugin import Experiment, Recipe
+from boardlab.core.files import check_output_file
 from boardlab.core.errors import BoardlabError
 
 RUNS_HELP = "Folder holding the runs (<config>-<n>/)."
@@ -68,6 +69,8 @@ def train(
                             + (f", not {' and '.join(modes)}" if modes else ""))
     if (out is not None or snapshot is not None) and export is None:
         raise BoardlabError("--out and --snapshot go with --export RUN")
+    if out is not None:
+        check_output_file(out, "--out")
     if list_runs:
         rows = run_summaries(runs_dir)
         if json_out:
@@ -84,6 +87,8 @@ def train(
         else:
             console.print(f"{result['run']} after {result['games_played']} games -> {out} ({result['bytes']} bytes)")
         return
+    if stop_after is not None and stop_after < 0:
+        raise BoardlabError(f"--stop-after must not be negative, not {stop_after}")  # checked before a run folder is made
     if resume is not None:
         run = find_run(resume, runs_dir)
         cfg = load_config(run.config_file)
@@ -110,7 +115,7 @@ def train(
 def evaluate(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="A run folder (its latest checkpoint), a checkpoint, a snapshot or an exported model file.", show_default=False)],
     games: Annotated[int, typer.Option("--games", "-n", help="Games against random as first player, and again as second.")] = 200,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the random player's moves.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the random player's moves.")] = 0,
     positions: Positions = None,
     plot: Annotated[Optional[Path], typer.Option(
         "--plot", help="Run folders: also evaluate every snapshot and draw the learning curve to this PNG. Default: no plot, no file written.",
@@ -125,6 +130,8 @@ def evaluate(
     """Win percentage of the greedy Q-player against random in each seat, and its share of optimal moves with --positions."""
     from boardlab.experiments.c4_rl import evaluate_q_model, plot_curves
 
+    if plot is not None:
+        check_output_file(plot, "--plot")  # before every snapshot is played
     result = evaluate_q_model(model, games, seed, _positions(positions), curve=plot is not None)
     result["plot"] = None
     if plot is not None:
@@ -225,7 +232,7 @@ def rank_all_play_all(
 def rank_with_random(
     runs: Annotated[List[str], typer.Argument(metavar="RUN...", help="Run names (or paths).", show_default=False)],
     games: Annotated[int, typer.Option("--games", "-n", help="Games per agent as first player, and again as second.")] = 1000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the random player's moves.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the random player's moves.")] = 0,
     positions: Positions = None,
     runs_dir: RunsDir = Path("runs"),
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + RANK_JSON)] = False,
@@ -252,6 +259,8 @@ def curves(
     from boardlab.experiments.c4_rl import learning_curve, plot_curves
     from boardlab.nn.qlearning import find_run
 
+    if plot is not None:
+        check_output_file(plot, "--plot")
     graded = _positions(positions)
     found = {name: learning_curve(find_run(name, runs_dir), games, positions=graded) for name in runs}
     if plot is not None:

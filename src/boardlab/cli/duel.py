@@ -10,6 +10,8 @@ from rich.table import Table
 
 from boardlab.arena.duel import duel as run_duel
 from boardlab.cli.app import command, console, err_console, print_json
+from boardlab.core.errors import BoardlabError
+from boardlab.core.files import check_output_folder, output_folder
 from boardlab.core.registry import make
 
 
@@ -19,8 +21,8 @@ def duel(
     agent_b: str = typer.Argument(..., help="Second agent spec."),
     game: str = typer.Option("connect4", "--game", "-g", help="Game spec, e.g. connect4:rows=5,cols=6."),
     games: int = typer.Option(100, "--games", "-n", help="Number of games; the first agent starts games 1, 3, 5, ..."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed; the same seed replays the same duel."),
-    records: Path = typer.Option(None, "--records", help="Write each game's record into this folder as game-NNNNN.json."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed; the same seed replays the same duel."),
+    records: Path = typer.Option(None, "--records", help="Write each game's record into this folder as game-NNNNN.json (the folder is made if missing; its parent must exist)."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: game, agents, seed, games, wins, draws, losses, "
@@ -30,11 +32,15 @@ def duel(
     """Play AGENT_A against AGENT_B and print [b]W D L[/]: A's wins, draws, B's wins; then results by seat."""
     the_game = make(game)
     if records is not None:
-        records.mkdir(parents=True, exist_ok=True)
+        check_output_folder(records, "--records")  # made when the first game is saved
+        earlier = sorted(records.glob("game-*.json")) if records.is_dir() else []
+        if earlier:
+            raise BoardlabError(f"--records {records} already holds {len(earlier)} records ({earlier[0].name}, ...); "
+                                "give an empty or new folder so that no record is overwritten")
 
     def save(index: int, record) -> None:
         if records is not None:
-            record.save(records / f"game-{index + 1:05d}.json")
+            record.save(output_folder(records, "--records") / f"game-{index + 1:05d}.json")
 
     with Progress(
         TextColumn("duel"), BarColumn(), MofNCompleteColumn(), TextColumn("games"), TimeRemainingColumn(),

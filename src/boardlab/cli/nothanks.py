@@ -17,12 +17,13 @@ from rich.table import Table
 from boardlab.cli.app import console, print_json, progress_bar
 from boardlab.cli.plugin import Experiment, Recipe
 from boardlab.core.errors import SpecError
+from boardlab.core.files import check_output_file
 
 
 def train(
     states: Annotated[int, typer.Option("--states", help="Generated states, split into training and test.")] = 1000,
     epochs: Annotated[int, typer.Option("--epochs", help="Most epochs; early stopping may end sooner.")] = 500,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the states, the split, the weights and the batches.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the states, the split, the weights and the batches.")] = 1,
     out: Annotated[Path, typer.Option("--out", "-o", help="Model file; NAME.config.json and NAME.metrics.json go beside it.")] = Path("models/nothanks.pt"),
     test_fraction: Annotated[float, typer.Option("--test-fraction", help="Share of states held out for the test (the study: 200 of 1000).")] = 0.2,
     patience: Annotated[int, typer.Option("--patience", help="Stop after this many epochs without a better validation loss.")] = 50,
@@ -43,6 +44,7 @@ def train(
     config = TrainConfig(states=states, epochs=epochs, seed=seed, test_fraction=test_fraction,
                          patience=patience, batch_size=batch_size, lr=lr, schedule=schedule, generator=generator)
     config.check()
+    check_output_file(out, "--out")  # before training: its folder must exist
     with progress_bar("training") as progress:
         task = progress.add_task("train", total=epochs, note="")
 
@@ -79,7 +81,7 @@ def _confusion_table(confusion: list[list[int]]) -> Table:
 def evaluate(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model written by boardlab train nothanks-imitation.", show_default=False)],
     states: Annotated[int, typer.Option("--states", help="Held-out states to generate and label.")] = 1000,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the held-out states (a stream apart from any training data).")] = 2026,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the held-out states (a stream apart from any training data).")] = 2026,
     plot: Annotated[Optional[Path], typer.Option(
         "--plot", help="Also draw the learning curve (from NAME.metrics.json beside the model) to this PNG. Default: no plot, no file written.",
         show_default=False)] = None,
@@ -125,7 +127,7 @@ def run_experiment(
     big_states: Annotated[int, typer.Option("--big-states", help="States of the one large run (0: skip it).")] = 20000,
     games: Annotated[int, typer.Option("--games", "-n", help="4-player games in the table; seats cycle through all 24 orders (2016 = 84 x 24).")] = 2016,
     agents: Annotated[str, typer.Option("--agents", help="Four agent specs, comma-separated; use ';' between specs with options.")] = "nothanks-expert,nothanks-net,random,random",
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the table's games.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the table's games.")] = 1,
     generator: Annotated[str, typer.Option("--generator", help="State generator of the imitation runs: plausible or random.")] = "plausible",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write the JSON results to this file.", show_default=False)] = None,
     store: Annotated[Optional[Path], typer.Option("--store", help="JSON-lines file of the table's games; a rerun resumes from it.", show_default=False)] = None,
@@ -136,6 +138,9 @@ def run_experiment(
     )] = False,
 ) -> None:
     """Run the No Thanks! imitation study: (a) accuracy over seeds, (b) a 4-player table of real games."""
+    for path, option in ((out, "--out"), (store, "--store")):
+        if path is not None:
+            check_output_file(path, option)  # before hours of training and games
     import json
 
     from boardlab.core.records import write_atomic

@@ -11,6 +11,7 @@ from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
 from boardlab.cli.app import command, console, print_json
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import check_output_file
 from boardlab.core.records import GameRecord
 from boardlab.core.registry import make
 
@@ -20,10 +21,12 @@ def play(
     game: str = typer.Argument("connect4", help="Game spec, e.g. connect4, mancala, chess, connect4:rows=5."),
     agent: str = typer.Option("random", "--agent", "-a", help="The opponent's spec, e.g. mcts:time=2."),
     seat: int = typer.Option(1, "--seat", help="Your seat: 1 moves first, 2 second."),
-    seed: int = typer.Option(None, "--seed", help="Seed for the opponent and for chance."),
+    seed: int = typer.Option(None, "--seed", min=0, help="Seed for the opponent and for chance."),
     record: Path = typer.Option(None, "--record", help="Save the finished game's record to this JSON file."),
 ) -> None:
     """Play GAME against an agent in the terminal; type moves as the board labels them."""
+    if record is not None:
+        check_output_file(record, "--record")  # before the game, not after it
     the_game = make(game)
     players = the_game.num_players()
     if not 1 <= seat <= players:

@@ -10,6 +10,7 @@ from rich.table import Table
 from boardlab.agents.registry import make_agent
 from boardlab.cli.app import command, console, print_json
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import check_output_file
 from boardlab.core.registry import make
 
 
@@ -18,7 +19,7 @@ def search(
     game: str = typer.Option("connect4", "--game", "-g", help="Game spec, e.g. connect4 or connect4:rows=5."),
     position: str = typer.Option("", "--position", "-p", help="Moves from the start, as the game writes them, separated by commas or spaces (e.g. \"4,4,5\")."),
     agent: str = typer.Option("mcts", "--agent", "-a", help="Search agent spec, e.g. mcts:iterations=20000 or mcts:time=1."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the search (an explicit seed= in the agent spec is mixed in)."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the search (an explicit seed= in the agent spec is mixed in)."),
     save: Path = typer.Option(None, "--save", help="Write the search tree to this file (.tree binary or .csv)."),
     json_out: bool = typer.Option(
         False, "--json",
@@ -28,6 +29,11 @@ def search(
     ),
 ) -> None:
     """Search one position of GAME with a search agent; print the chosen move and the root's children."""
+    if save is not None:
+        from boardlab.trees.io import tree_format
+
+        tree_format(save)  # a bad extension or a missing folder is refused before the search
+        check_output_file(save, "--save")
     the_game = make(game)
     state = the_game.state_from_moves(position)
     if state.is_terminal():

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from boardlab.cli.app import command, console, err_console, print_json
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import read_text
 
 
 def _describe(score: int, stones: int) -> str:
@@ -28,9 +29,20 @@ def _progress(label: str, total: int) -> Progress:
     )
 
 
+def _pons(position: str) -> str:
+    """``position`` in Pons' notation: the moves as ``boardlab search`` reads them ("4453", "4 4 5 3", "4,4,5,3")."""
+    from boardlab.core.registry import make
+
+    moves = make("connect4").split_moves(position)
+    for index, move in enumerate(moves):
+        if len(move) != 1:
+            raise BoardlabError(f"move {index + 1} ({move!r}) of {position!r}: moves are the column digits 1-7")
+    return "".join(moves)
+
+
 @command("solve")
 def solve(
-    position: str = typer.Option(None, "--position", "-p", help="Moves from the empty board in Pons' notation, e.g. 4453 (columns 1-7); empty string: the empty board."),
+    position: str = typer.Option(None, "--position", "-p", help="Moves from the empty board, columns 1-7: in Pons' notation (4453) or separated by spaces or commas (\"4 4 5 3\", as boardlab search reads them); empty string: the empty board."),
     positions: Path = typer.Option(None, "--positions", help="Solve every line of a benchmark file ('MOVES SCORE' or 'MOVES' per line)."),
     book: bool = typer.Option(True, "--book/--no-book", help="Use the shipped opening book: its positions are answered, and positions leading into it solved, with little or no search (--no-book: search everything, e.g. to time the solver)."),
     json_out: bool = typer.Option(
@@ -50,7 +62,7 @@ def solve(
         raise BoardlabError("give exactly one of --position MOVES or --positions FILE")
     solver = Solver(book=default_book() if book else None)
     if position is not None:
-        pos = Position.from_moves(position)
+        pos = Position.from_moves(_pons(position))
         start = time.perf_counter()
         score = solver.solve(pos)
         scores = solver.move_scores(pos)
@@ -69,7 +81,7 @@ def solve(
 
     if not positions.exists():
         raise BoardlabError(f"positions file {positions} does not exist")
-    lines = read_positions(positions.read_text().splitlines(), str(positions))
+    lines = read_positions(read_text(positions, "positions file").splitlines(), str(positions))
     total_seconds = total_nodes = mismatches = checked = 0
     with _progress("solve", len(lines)) as progress:
         task = progress.add_task("solve", total=len(lines))
@@ -109,7 +121,7 @@ def solve(
 def grade(
     agent: str = typer.Argument(..., help="Agent spec, e.g. mcts:iterations=2000 or perfect:depth=4."),
     positions: Path = typer.Option(None, "--positions", help="Grading set file (MOVES BEST S1..S7 per line); default: the set shipped with boardlab."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the agent's choices."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the agent's choices."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: agent, positions, optimal, share, phases {opening, middle, end: {positions, optimal, share}}, mean_seconds_per_move.",

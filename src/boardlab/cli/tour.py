@@ -12,7 +12,7 @@ from boardlab.core.registry import make
 
 
 @command("tour")
-def tour(seed: int = typer.Option(7, "--seed", help="Seed of the demo game and duel.")) -> None:
+def tour(seed: int = typer.Option(7, "--seed", min=0, help="Seed of the demo game and duel.")) -> None:
     """Play one Connect Four game and a 200-game duel, explaining each step."""
     game = make("connect4")
     console.rule("1. one game of Connect Four, random vs random")

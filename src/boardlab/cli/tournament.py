@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shlex
 import time
 from pathlib import Path
@@ -15,14 +16,20 @@ from rich.text import Text
 from boardlab.cli.app import command, console, err_console, print_json
 from boardlab.arena.store import default_store_path
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import check_output_file, check_output_folder
 
-GAME_KEYS = "type ('game'), tournament, index, seed, seats, agents, returns, scores, seconds, done, total"
+GAME_KEYS = (
+    "type ('game'), tournament, index, seed, seats, agents, returns, scores, seconds, done, total, "
+    "stored (false when another process running this tournament stored the game first)"
+)
 SUMMARY_KEYS = (
     "type ('summary'), tournament, store, config {game, agents, players, games, format, seed}, total_games, "
-    "already_stored, played, seconds, games_per_second, agent_table [{agent, games, wins, draws, losses, win_rate, "
+    "already_stored (when it started), played (by this process), stored_by_others (of those played, the games another "
+    "process running this tournament stored first), seconds, games_per_second, agent_table [{agent, games, wins, draws, losses, win_rate, "
     "win_low, win_high, mean_rank, rank_low, rank_high}], rating_model ('elo' or 'openskill'), ratings "
     "(elo: {model, ratings [{agent, elo, low, high, games}], first_seat_advantage {elo, low, high}, bootstrap}; "
-    "openskill: {model, ratings [{agent, mu, sigma, low, high, ordinal, games}]})"
+    "openskill: {model, ratings [{agent, mu, sigma, low, high, ordinal, games}]}), endings [{end, games, share, "
+    "no_winner}] (how the games ended: state.end_reason())"
 )
 
 
@@ -54,11 +61,17 @@ def _print_tables(section: dict[str, Any], thresholds: list[float]) -> None:
         console.print(f"first-seat advantage: {adv['elo']:.0f} Elo (95 %: {adv['low']:.0f} – {adv['high']:.0f})")
 
 
+MAX_BOOTSTRAP = 100_000
+
+
 def _thresholds(text: str) -> list[float]:
     try:
-        return [float(part) for part in text.split(",") if part.strip()]
+        values = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise BoardlabError(f"--thresholds must be numbers separated by commas, not {text!r}") from None
+    if not all(math.isfinite(v) for v in values):
+        raise BoardlabError(f"--thresholds must be finite numbers, not {text!r}")
+    return values
 
 
 @command(
@@ -81,14 +94,15 @@ def tournament(
         10, "--games", "-n",
         help="round-robin and gauntlet: games per group of K agents (per unordered pairing for two players), "
         "seatings rotated game by game (A B, B A, ...), so each agent sits in every seat equally often "
-        "when N is a multiple of K. random-seating: N games in all.",
+        "when N is a multiple of K. random-seating: N games in all. rotations: N boards, K games each.",
     ),
     fmt: str = typer.Option(
         "round-robin", "--format", "-f",
         help="round-robin: every group of K agents; gauntlet: the first agent with every group of K-1 others; "
-        "random-seating: N games, each with K agents drawn and seated at random.",
+        "random-seating: N games, each with K agents drawn and seated at random. "
+        "rotations (seat-fair): per board one group in every rotation, the same seed (board and chance) for all.",
     ),
-    seed: int = typer.Option(0, "--seed", "-s", help="Tournament seed; game i is played with seed derive_seed(S, i)."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Tournament seed; game i is played with seed derive_seed(S, i)."),
     store_path: Optional[Path] = typer.Option(
         None, "--store", help="Results store (SQLite); default $XDG_DATA_HOME/boardlab/results.sqlite or ~/.local/share/boardlab/results.sqlite."
     ),
@@ -122,6 +136,8 @@ def tournament(
         raise BoardlabError(f"unknown option {stray[0]!r}")
     if backend != "ray" and address:
         raise BoardlabError("--address needs --backend ray")
+    if store_path is not None:
+        check_output_file(store_path, "--store")  # a new store's folder must exist (the default one is made)
     config = prepare(game, specs, players, games, fmt, seed)
     workers = workers if workers is not None else default_workers()
     command_line = "boardlab tournament " + shlex.join(
@@ -143,10 +159,10 @@ def tournament(
                 progress.update(task, completed=update.done)
                 if json_out:
                     print_json({"type": "game", "tournament": tid, **update.result.to_dict(),
-                                "done": update.done, "total": update.total})
+                                "done": update.done, "total": update.total, "stored": update.stored})
 
             try:
-                already, played = play_missing(config, store, command_line, workers, backend, address, on_game)
+                already, played, others = play_missing(config, store, command_line, workers, backend, address, on_game)
             except KeyboardInterrupt:
                 stored = len(store.finished_indices(tid))
                 err_console.print(
@@ -154,21 +170,29 @@ def tournament(
                     "run the same command again to play the rest"
                 )
                 raise typer.Exit(130) from None
-            progress.update(task, completed=already + played)
+            progress.update(task, completed=min(total, already + played))
         seconds = time.perf_counter() - start
         info = store.tournament(tid)
         section = tournament_section(info, store.games(tid), bootstrap=200)
     if json_out:
         print_json({
             "type": "summary", "tournament": tid, "store": str(store.path), "config": config.to_dict(),
-            "total_games": total, "already_stored": already, "played": played, "seconds": seconds,
+            "total_games": total, "already_stored": already, "played": played, "stored_by_others": others, "seconds": seconds,
             "games_per_second": played / seconds if seconds > 0 else None,
             "agent_table": section["agent_table"], "rating_model": section.get("rating_model"),
-            "ratings": section.get("ratings"),
+            "ratings": section.get("ratings"), "endings": section["endings"],
         })
         return
     rate = f", {played / seconds:.1f} games/s" if played and seconds > 0 else ""
-    console.print(f"played {played} games ({already} already stored){rate}; store {store.path}")
+    if others:
+        stored_here = played - others
+        which = f"all {others} of them" if others == played else f"{others} of them"
+        console.print(
+            f"played {played} games ({already} already stored when it started; another process running this tournament "
+            f"stored {which} first, so this run stored {stored_here or 'none'}){rate}; store {store.path}"
+        )
+    else:
+        console.print(f"played {played} games ({already} already stored){rate}; store {store.path}")
     _print_tables({**section, "score_table": []}, [])  # scores: see boardlab report
 
 
@@ -178,9 +202,9 @@ def report(
     tournament_ids: List[str] = typer.Option(
         [], "--tournament", "-t", help="Tournament id or its first digits; repeat for several; default: the latest."
     ),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.md and the PNG plots; default ./report-<id>."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.md and the PNG plots (made if missing; its parent must exist); default ./report-<id>."),
     thresholds: str = typer.Option("", "--thresholds", help="Score thresholds for 'share above', e.g. 110,120,140."),
-    bootstrap: int = typer.Option(400, "--bootstrap", help="Bootstrap resamples for the Elo intervals."),
+    bootstrap: int = typer.Option(400, "--bootstrap", help="Bootstrap resamples for the Elo intervals (0 to 100,000)."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: store, thresholds, files, tournaments [{id, game, players, format, seed, agents, "
@@ -193,11 +217,13 @@ def report(
     from boardlab.arena.store import ResultStore
 
     limits = _thresholds(thresholds)
+    if out is not None:
+        check_output_folder(out, "--out")
     path = store_path if store_path is not None else default_store_path()
     if not path.exists():
         raise BoardlabError(f"no results store at {path}")
-    if bootstrap < 0:
-        raise BoardlabError("--bootstrap must be 0 or more")
+    if not 0 <= bootstrap <= MAX_BOOTSTRAP:
+        raise BoardlabError(f"--bootstrap must be between 0 and {MAX_BOOTSTRAP:,}, not {bootstrap}")
     with ResultStore(path) as store:
         data, games = build_report(store, tournament_ids or [None], limits, bootstrap)
     folder = out if out is not None else Path(f"report-{data['tournaments'][0]['id']}")

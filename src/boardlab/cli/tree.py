@@ -9,7 +9,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from boardlab.cli.app import JSON_HELP, command, command_group, console, print_json
+from boardlab.cli.app import JSON_HELP, at_least, command, command_group, console, positive_number, print_json
+from boardlab.core.files import check_output_file
 
 tree_app = command_group("tree", "Search-tree files (.tree binary, .csv): info, convert, layout, diff, render.")
 
@@ -81,7 +82,8 @@ def convert(
 ) -> None:
     from boardlab.trees.io import load_tree, save_tree, tree_format
 
-    tree_format(target)  # refuse a bad extension before reading a large file
+    tree_format(target)  # refuse a bad extension or a missing folder before reading a large file
+    check_output_file(target)
     tree = load_tree(source)
     save_tree(tree, target)
     if json:
@@ -104,6 +106,11 @@ def layout(
     from boardlab.trees.io import load_tree
     from boardlab.trees.layout import cut, tidy_layout
 
+    positive_number(separation, "--separation")
+    positive_number(level_height, "--level-height")
+    at_least(max_depth, 0, "--max-depth")
+    at_least(min_visits, 0, "--min-visits")
+    check_output_file(output, "-o")
     tree, kept = cut(load_tree(file), max_depth=max_depth, min_visits=min_visits)
     x, y = tidy_layout(tree, separation=separation, level_height=level_height)
     depth = tree.depth()
@@ -142,8 +149,8 @@ def diff_command(
 def render(
     file: Path = typer.Argument(..., help="A .tree or .csv file."),
     output: Path = typer.Option(..., "-o", "--output", help="PNG file to write."),
-    width: int = typer.Option(4000, help="Image width in pixels."),
-    height: Optional[int] = typer.Option(None, help="Image height in pixels (default 0.6 x width)."),
+    width: int = typer.Option(4000, help="Image width in pixels (200 to 20,000)."),
+    height: Optional[int] = typer.Option(None, help="Image height in pixels (100 to 20,000; default 0.6 x width); at most 100 million pixels in all."),
     max_depth: Optional[int] = typer.Option(None, help="Draw only nodes up to this depth."),
     min_visits: Optional[int] = typer.Option(None, help="Draw only nodes with at least this many visits."),
     diff_with: Optional[Path] = typer.Option(None, "--diff", help="An earlier tree: ring nodes added (green) and changed (gold) since."),
@@ -153,16 +160,17 @@ def render(
     from boardlab.core.errors import BoardlabError
     from boardlab.trees.diff import diff
     from boardlab.trees.io import load_tree
-    from boardlab.trees.render import render_png
+    from boardlab.trees.render import picture_size, render_png
 
     if output.suffix.lower() != ".png":
         raise BoardlabError(f"{output}: the output of tree render is a .png file")
+    width, height = picture_size(width, height, ("--width", "--height"))
+    at_least(max_depth, 0, "--max-depth")
+    at_least(min_visits, 0, "--min-visits")
+    check_output_file(output, "-o")
     tree = load_tree(file)
     changes = diff(load_tree(diff_with), tree) if diff_with else None
-    try:
-        info = render_png(tree, output, width=width, height=height, max_depth=max_depth, min_visits=min_visits, diff=changes, title=title)
-    except ValueError as exc:
-        raise BoardlabError(str(exc)) from None
+    info = render_png(tree, output, width=width, height=height, max_depth=max_depth, min_visits=min_visits, diff=changes, title=title)
     result = {
         "input": str(file),
         "output": str(output),

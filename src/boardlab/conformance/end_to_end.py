@@ -73,7 +73,7 @@ def check_arena(game: Game, folder: Path) -> None:
         agents.append(f"random:seed={len(agents)}")
     config = prepare(game.spec(), agents, players=game.num_players(), games=1, fmt="round-robin", seed=2)
     with ResultStore(folder / "arena.sqlite") as store:
-        _, played = play_missing(config, store)
+        _, played, _ = play_missing(config, store)
         results = store.games(config.id)
     expect(played == len(config.schedule()) == len(results), game, "tournament", f"played {played} of {len(config.schedule())}")
     for result in results:

@@ -376,6 +376,14 @@ class State:
             f"game {self.game.spec()} offers no observation tensor (its Game.observation_tensor_shape() is None)"
         )
 
+    def end_reason(self) -> str | None:
+        """How a finished game ended, as one word the arena counts (None while it goes on).
+
+        The default is ``"normal"``. Games whose rules can also end a game another way
+        (cancelled after too long without progress, a move limit) name those endings
+        (Dice Wars: ``won``, ``stalled``, ``battle-limit``) and say so in their docs."""
+        return "normal" if self.is_terminal() else None
+
     def legal_actions_mask(self) -> np.ndarray:
         """The legal actions as booleans over ``range(game.num_distinct_actions())`` (for networks)."""
         mask = np.zeros(self.game.num_distinct_actions(), dtype=bool)

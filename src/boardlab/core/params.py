@@ -15,6 +15,7 @@ be a parenthesised spec.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -30,6 +31,8 @@ class Option:
     default: Any
     help: str
     check: Callable[[Any], str | None] | None = None  # returns an error text or None
+    #: a float option must be a finite number (``inf``, ``nan``, ``1e999`` are refused) unless this is False
+    finite: bool = True
     #: written right after the name (``openspiel:hex``) rather than as ``key=value``; at most one per owner
     positional: bool = False
 
@@ -65,6 +68,8 @@ def _convert(text: Any, option: Option, owner: str) -> Any:
         ) from None
     if option.type is not str and option.default is not None and not isinstance(value, option.type):
         raise SpecError(f"{owner}: option {option.name!r} must be {option.type.__name__}, not {text!r}")
+    if option.type is float and option.finite and isinstance(value, float) and not math.isfinite(value):
+        raise SpecError(f"{owner}: option {option.name}={text} must be a finite number")
     if option.check is not None and value is not None:
         problem = option.check(value)
         if problem:

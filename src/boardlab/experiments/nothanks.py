@@ -24,11 +24,12 @@ import numpy as np
 from boardlab.arena.stats import wilson
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
+from boardlab.core.files import check_output_file
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
-from boardlab.nn.nothanks_net import TrainConfig, evaluate_model, load_checkpoint, sidecar, train
+from boardlab.nn.nothanks_net import TrainConfig, evaluate_model, load_checkpoint, read_metrics, sidecar, train
 
 
 def mean_spread(values: Sequence[float]) -> dict[str, float]:
@@ -245,14 +246,12 @@ def evaluate_model_file(model: str | Path, states: int = 1000, seed: int = 2026,
     model = Path(model)
     net, config, _ = load_checkpoint(model)
     metrics = None
-    if plot is not None:  # read before the long part, so that a missing file fails at once
+    if plot is not None:  # checked before the long part, so that a mistake fails at once
+        check_output_file(plot, "--plot")
         metrics_file = sidecar(model, "metrics.json")
         if not metrics_file.is_file():
             raise BoardlabError(f"{model}: no {metrics_file.name} beside it, so no learning curve to plot")
-        try:
-            metrics = json.loads(metrics_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"{metrics_file}: not JSON (line {exc.lineno}: {exc.msg})") from None
+        metrics = read_metrics(metrics_file)
     held_out = generate_states(states, derive_seed(seed, "nothanks-imitation-eval"), config.players, config.generator)
     report = evaluate_model(net, held_out)
     written = str(plot_learning_curve(metrics, plot)) if metrics is not None else None

@@ -202,15 +202,19 @@ class CompiledConnect4Search:
             done += n
             self.iterations += n
             now = time.perf_counter()
+            rate = n / max(now - start, 1e-9)
             if deadline is not None:
                 left = deadline - now
                 if left <= 0:
                     break
                 # aim each chunk at a tenth of what is left, so the last one overshoots little
-                rate = n / max(now - start, 1e-9)
                 chunk = int(max(16, min(1 << 20, rate * left / 10)))
             else:
                 chunk = min(chunk * 2, 1 << 16)
+            # look at stop and max_nodes at least every 50 ms, and never grow far past max_nodes
+            chunk = int(max(16, min(chunk, rate * 0.05)))
+            if max_nodes is not None:
+                chunk = max(1, min(chunk, (max_nodes - int(self.used[0])) // max(1, self.cols) + 1))
         return done
 
     def _grow(self, need: int) -> None:

@@ -64,8 +64,12 @@ def _pits_in_range(value: int) -> str | None:
     return None if 1 <= value <= MAX_PITS else f"must be between 1 and {MAX_PITS}"
 
 
-def _at_least_one(value: int) -> str | None:
-    return None if value >= 1 else "must be at least 1"
+#: seeds per pit at most: Kalah is played with 3 to 6; far more only makes a move endless
+MAX_SEEDS = 100
+
+
+def _seeds_in_range(value: int) -> str | None:
+    return None if 1 <= value <= MAX_SEEDS else f"must be between 1 and {MAX_SEEDS}"
 
 
 SIDE_MARKS = ("S", "N")
@@ -81,7 +85,7 @@ class Mancala(Game):
     )
     parameters = {
         "pits": Option("pits", int, 6, "pits per side", _pits_in_range),
-        "seeds": Option("seeds", int, 4, "seeds per pit at the start", _at_least_one),
+        "seeds": Option("seeds", int, 4, "seeds per pit at the start", _seeds_in_range),
         "empty_capture": Option(
             "empty_capture", bool, False,
             "capture the lone last seed even when the opposite pit is empty (false: only when it holds seeds)",
@@ -142,6 +146,8 @@ class Mancala(Game):
         board = [int(v) for v in south] + [int(stores[0])] + [int(v) for v in north] + [int(stores[1])]
         if any(v < 0 for v in board):
             raise BoardlabError("seed counts cannot be negative")
+        if sum(board) > 2 * pits * MAX_SEEDS:
+            raise BoardlabError(f"a position holds at most {2 * pits * MAX_SEEDS} seeds ({MAX_SEEDS} per pit on average)")
         return MancalaState(self, None, start=(tuple(board), to_move))
 
     def state_from_notation(self, text: str) -> "MancalaState":

@@ -45,6 +45,7 @@ import torch
 from torch import nn
 
 from boardlab.core.errors import BoardlabError, FormatError, SpecError
+from boardlab.core.files import read_json
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
 from boardlab.games.nothanks import STACK, NoThanksState
@@ -55,6 +56,8 @@ FEATURE_NAMES = (
     "card", "pot", "own_chips", "own_cards", "own_neighbour", "opponent_neighbour",
     "opponent_broke", "max_opponent_chips",
 )
+#: the widest network a config may ask for (two hidden layers of this many units)
+MAX_HIDDEN = 4096
 CHIP_SCALE = 55.0  # chips in the box
 CARD_SCALE = 35.0  # highest card
 POT_RATIO_CAP = 2.0  # chips worth twice the card or more: every rule has decided by then
@@ -128,6 +131,15 @@ class TrainConfig:
 
     def check(self) -> None:
         problems = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
+            if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)):
+                problems.append(f"{f.name}={value!r} (must be a finite number)")
+            elif kind is not float and (isinstance(value, bool) or not isinstance(value, kind)):
+                problems.append(f"{f.name}={value!r} (must be {'an integer' if kind is int else 'a string'})")
+        if problems:
+            raise SpecError("nothanks-imitation training: bad setting " + ", ".join(problems))
         if self.states < 10:
             problems.append(f"states={self.states} (need at least 10)")
         if not 0 < self.test_fraction < 1:
@@ -137,6 +149,10 @@ class TrainConfig:
         for name in ("epochs", "patience", "batch_size", "hidden"):
             if getattr(self, name) < 1:
                 problems.append(f"{name}={getattr(self, name)} (must be positive)")
+        if self.hidden > MAX_HIDDEN:
+            problems.append(f"hidden={self.hidden} (at most {MAX_HIDDEN})")
+        if not 0 <= self.seed < 2**63:
+            problems.append(f"seed={self.seed} (0 to 2**63 - 1)")
         if not self.lr > 0:
             problems.append(f"lr={self.lr} (must be positive)")
         if self.schedule not in ("none", "plateau"):
@@ -149,12 +165,20 @@ class TrainConfig:
             raise SpecError("nothanks-imitation training: bad setting " + ", ".join(problems))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], where: str = "config") -> "TrainConfig":
+    def from_dict(cls, data: Any, where: str = "config") -> "TrainConfig":
+        """A checked config from a JSON object; every error is a :class:`SpecError` starting with ``where``."""
+        if not isinstance(data, dict):
+            raise SpecError(f"{where}: a training config is a JSON object")
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(map(str, set(data) - known))
         if unknown:
             raise SpecError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
-        return cls(**data)
+        config = cls(**data)
+        try:
+            config.check()
+        except SpecError as exc:
+            raise SpecError(f"{where}: {exc}") from None
+        return config
 
     def split_sizes(self) -> tuple[int, int, int]:
         """(fit, validation, test) counts: 1000 states give (720, 80, 200)."""
@@ -302,18 +326,28 @@ def load_checkpoint(path: str | Path) -> tuple[NoThanksNet, TrainConfig, dict[st
     except Exception as exc:  # noqa: BLE001  any failure to unpickle means the file is not ours; torch raises many kinds
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise FormatError(f"{path}: not a readable PyTorch checkpoint ({first[:200]})") from None
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
-        raise FormatError(f"{path}: not a No Thanks! network checkpoint (format {found!r}, expected {CHECKPOINT_FORMAT!r})")
+    found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+    if not isinstance(found, str) or found != CHECKPOINT_FORMAT:
+        shown = found if isinstance(found, (str, int, float, type(None))) else type(found).__name__
+        raise FormatError(f"{path}: not a No Thanks! network checkpoint (format {str(shown)[:60]!r}, expected {CHECKPOINT_FORMAT!r})")
     try:
-        config = TrainConfig.from_dict(dict(payload["config"]), where=f"{path}: config")
+        config = TrainConfig.from_dict(payload["config"], where=f"{path}: config")
+        if not isinstance(payload["state_dict"], dict):
+            raise TypeError("'state_dict' is not a dict of tensors")
         model = NoThanksNet(config.hidden)
         model.load_state_dict(payload["state_dict"])
-    except (KeyError, TypeError, RuntimeError, SpecError) as exc:
-        first = str(exc).strip().splitlines()[0]
+        if not all(torch.isfinite(p).all() for p in model.parameters()):
+            raise ValueError("the weights are not all finite numbers")
+        metrics = payload.get("metrics", {})
+        if not isinstance(metrics, dict):
+            raise TypeError("'metrics' is not a dict")
+    except SpecError as exc:
+        raise FormatError(str(exc)) from None
+    except (KeyError, TypeError, RuntimeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise FormatError(f"{path}: damaged No Thanks! checkpoint ({first[:200]})") from None
     model.eval()
-    return model, config, dict(payload.get("metrics", {}))
+    return model, config, dict(metrics)
 
 
 def sidecar(model: str | Path, kind: str) -> Path:
@@ -346,3 +380,44 @@ def is_checkpoint(path: str | Path) -> bool:
     except Exception:  # noqa: BLE001  torch raises many kinds for files that are not its own; none is ours
         return False
     return isinstance(payload, dict) and payload.get("format") == CHECKPOINT_FORMAT
+
+
+def load_train_config(path: str | Path) -> TrainConfig:
+    """A training config from a JSON file (e.g. the ``NAME.config.json`` written beside a model)."""
+    try:
+        return TrainConfig.from_dict(read_json(path, "training config"), where=str(path))
+    except SpecError as exc:
+        raise FormatError(str(exc)) from None
+
+
+def read_metrics(path: str | Path) -> dict[str, Any]:
+    """The metrics written beside a model (``NAME.metrics.json``), checked as far as the learning curve reads them:
+    ``history.train_loss`` and ``history.validation_loss`` are lists of finite numbers of one length,
+    ``best_epoch`` a count, ``test.mse`` a finite number, ``config`` an object."""
+    metrics = read_json(path, "metrics file")
+
+    def bad(what: str) -> FormatError:
+        return FormatError(f"{path}: {what}")
+
+    def number(x: Any) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+    if not isinstance(metrics, dict):
+        raise bad("metrics are a JSON object")
+    history = metrics.get("history")
+    if not isinstance(history, dict):
+        raise bad("'history' must be an object with train_loss and validation_loss")
+    curves = [history.get("train_loss"), history.get("validation_loss")]
+    if not all(isinstance(c, list) and all(map(number, c)) for c in curves):
+        raise bad("'history.train_loss' and 'history.validation_loss' must be lists of finite numbers")
+    if len(curves[0]) != len(curves[1]):
+        raise bad("'history.train_loss' and 'history.validation_loss' differ in length")
+    best = metrics.get("best_epoch")
+    if best is not None and (not isinstance(best, int) or isinstance(best, bool) or not 0 <= best <= len(curves[0])):
+        raise bad("'best_epoch' must be an epoch number")
+    test = metrics.get("test", {})
+    if not isinstance(test, dict) or ("mse" in test and not number(test["mse"])):
+        raise bad("'test' must be an object whose 'mse' is a finite number")
+    if not isinstance(metrics.get("config", {}), dict):
+        raise bad("'config' must be an object")
+    return metrics

@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import random
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -44,6 +46,7 @@ import numpy as np
 import torch
 
 from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.files import parse_json, read_json
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.nn.c4_qnet import ENCODINGS, QNet, is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
@@ -51,6 +54,9 @@ from boardlab.nn.c4_qnet import ENCODINGS, QNet, is_own_mirror_view, make_qnet, 
 CHECKPOINT_FORMAT = "boardlab-c4-qnet"
 CHECKPOINT_VERSION = 1
 FUTURE_VALUES = ("best_known", "mean")
+#: the largest network a config may ask for (weights and biases; 20 million are 80 MB), and the most hidden layers
+MAX_PARAMETERS = 20_000_000
+MAX_LAYERS = 32
 
 class TrainingDiverged(BoardlabError):
     """The Q-values stopped being finite numbers (too large a learning rate for the network)."""
@@ -163,6 +169,13 @@ def _check_keys(data: Any, schema: dict[str, Any], where: str, prefix: str = "")
             raise FormatError(f"{where}: key {name!r} must be a {names}, got {value!r}")
 
 
+def parameter_count(cfg: QConfig) -> int:
+    """Weights and biases of the network ``cfg`` describes (see :mod:`boardlab.nn.c4_qnet`), without building it."""
+    inputs, outputs = (cfg.rows * cfg.cols + 1, 1) if cfg.encoding == "study" else (2 * cfg.rows * cfg.cols, cfg.cols)
+    sizes = [inputs, *cfg.hidden, outputs]
+    return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+
+
 def config_from_dict(data: Any, where: str = "config") -> QConfig:
     """Validate a config document; every error names the key and ``where`` (the file)."""
     _check_keys(data, _SCHEMA, where)
@@ -171,6 +184,18 @@ def config_from_dict(data: Any, where: str = "config") -> QConfig:
     hidden = tuple(hidden_raw) if isinstance(hidden_raw, list) else (hidden_raw,)
     if not hidden or any(not isinstance(h, int) or isinstance(h, bool) or h < 1 for h in hidden):
         raise FormatError(f"{where}: key 'neural_storage.hidden_neurons' must be a positive integer or a list of them")
+    if len(hidden) > MAX_LAYERS or max(hidden) > MAX_PARAMETERS:
+        raise FormatError(f"{where}: key 'neural_storage.hidden_neurons' asks for too large a network "
+                          f"(at most {MAX_LAYERS} layers and {MAX_PARAMETERS:,} weights)")
+    for key in ("learning_rate", "discount_factor", "boltzmann_temperature"):
+        if not math.isfinite(data[key]):
+            raise FormatError(f"{where}: key {key!r} must be a finite number")
+    for key in ("win", "loss", "tie", "each_move"):
+        if not math.isfinite(data["rewards"][key]):
+            raise FormatError(f"{where}: key 'rewards.{key}' must be a finite number")
+    for key in ("games_to_play", "saving_rate", "seed", "needed_to_win"):
+        if key in data and not 0 <= data[key] < 2**63:
+            raise FormatError(f"{where}: key {key!r} must be an integer from 0 to 2**63 - 1")
     cfg = QConfig(
         rows=data["board"]["rows"],
         cols=data["board"]["cols"],
@@ -209,20 +234,15 @@ def config_from_dict(data: Any, where: str = "config") -> QConfig:
             raise FormatError(f"{where}: key {key!r} {why}")
     if cfg.cols * (cfg.rows + 1) > 64:
         raise FormatError(f"{where}: a {cfg.rows}x{cfg.cols} board is too large (cols*(rows+1) must be at most 64)")
+    if parameter_count(cfg) > MAX_PARAMETERS:
+        raise FormatError(f"{where}: key 'neural_storage.hidden_neurons' asks for a network of {parameter_count(cfg):,} "
+                          f"weights (at most {MAX_PARAMETERS:,})")
     return cfg
 
 
 def load_config(path: str | Path) -> QConfig:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BoardlabError(f"cannot read config {path}: {exc.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    return config_from_dict(data, str(path))
+    """Read and check a training config; every problem is a :class:`BoardlabError` naming the file."""
+    return config_from_dict(read_json(path, "training config"), str(path))
 
 
 # --- targets -------------------------------------------------------------------
@@ -402,22 +422,38 @@ class Learner:
 
     @classmethod
     def load(cls, path: str | Path) -> "Learner":
+        """A learner from a checkpoint or model file; anything wrong in it is a :class:`FormatError` naming the file."""
         data = read_checkpoint(path)
-        cfg = config_from_dict(json.loads(data["config"]), f"{path} (config)")
+        if not isinstance(data["config"], str):
+            raise FormatError(f"{path}: checkpoint's 'config' is not a JSON text")
+        cfg = config_from_dict(parse_json(data["config"], f"{path} (config)"), f"{path} (config)")
         learner = cls.new(cfg)
         try:
+            if not isinstance(data["model"], dict):
+                raise TypeError("'model' is not a state dict")
             learner.net.load_state_dict(data["model"])
+            if not all(torch.isfinite(p).all() for p in learner.net.parameters()):
+                raise ValueError("the weights are not all finite numbers")
             if "optimizer" in data:
                 learner.optimizer.load_state_dict(data["optimizer"])
-            learner.games_played = int(data.get("games_played", 0))
+            games = data.get("games_played", 0)
+            if not isinstance(games, int) or isinstance(games, bool) or not 0 <= games < 2**63:
+                raise ValueError(f"games_played must be a count, not {str(games)[:40]}")
+            learner.games_played = games
             if "rng" in data:
-                learner.rng.bit_generator.state = json.loads(data["rng"]["numpy"])
-                version, internal, gauss = json.loads(data["rng"]["python"])
+                learner.rng.bit_generator.state = parse_json(data["rng"]["numpy"], f"{path} (numpy random state)")
+                version, internal, gauss = parse_json(data["rng"]["python"], f"{path} (python random state)")
                 random.setstate((version, tuple(internal), gauss))
                 torch.set_rng_state(data["rng"]["torch"])
-            learner.stats = json.loads(data.get("stats", "[]"))
-        except (KeyError, RuntimeError, ValueError, TypeError) as exc:
-            raise FormatError(f"{path}: checkpoint does not match its config: {exc}") from None
+            stats = parse_json(data.get("stats", "[]"), f"{path} (stats)")
+            if not isinstance(stats, list):
+                raise TypeError("'stats' is not a list")
+            learner.stats = stats
+        except BoardlabError:
+            raise
+        except (KeyError, RuntimeError, ValueError, TypeError, AttributeError, IndexError, OverflowError) as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise FormatError(f"{path}: checkpoint does not match its config: {first}") from None
         return learner
 
 
@@ -427,16 +463,20 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise BoardlabError(f"no checkpoint at {path}")
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns about foreign pickle protocols; the error below says it
+            warnings.simplefilter("ignore")
+            data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many kinds for damaged files
         # torch's own message suggests weights_only=False: never for a file we did not check
         raise FormatError(
             f"{path}: not a readable checkpoint: damaged, truncated, or not a boardlab checkpoint ({type(exc).__name__})"
         ) from None
-    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+    if not isinstance(data, dict) or not isinstance(data.get("format"), str) or data["format"] != CHECKPOINT_FORMAT:
         raise FormatError(f"{path}: not a boardlab Connect Four Q-network checkpoint")
-    if data.get("version") != CHECKPOINT_VERSION:
-        raise FormatError(f"{path}: checkpoint version {data.get('version')!r} is not supported (expected {CHECKPOINT_VERSION})")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version != CHECKPOINT_VERSION:
+        shown = version if isinstance(version, (int, str, type(None))) else type(version).__name__
+        raise FormatError(f"{path}: checkpoint version {str(shown)[:40]!r} is not supported (expected {CHECKPOINT_VERSION})")
     for key in ("config", "model"):
         if key not in data:
             raise FormatError(f"{path}: checkpoint lacks {key!r}")
@@ -505,7 +545,10 @@ class Run:
         """Games in the latest checkpoint (0 before the first one)."""
         if not self.checkpoint.exists():
             return 0
-        return int(read_checkpoint(self.checkpoint).get("games_played", 0))
+        games = read_checkpoint(self.checkpoint).get("games_played", 0)
+        if not isinstance(games, int) or isinstance(games, bool) or games < 0:
+            raise FormatError(f"{self.checkpoint}: games_played must be a count")
+        return games
 
 
 def new_run(config_path: Path, runs_dir: Path) -> tuple[Run, QConfig]:
@@ -591,6 +634,8 @@ def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learne
     would, but at a checkpoint). A checkpoint is written every ``saving_rate``
     games and at the end.
     """
+    if stop_after is not None and stop_after < 1:
+        raise BoardlabError(f"a run can only stop after at least 1 game, not after {stop_after}")
     torch.set_num_threads(1)  # tiny networks: threads cost more than they give, and the sums keep one order
     if run.checkpoint.exists():
         learner = Learner.load(run.checkpoint)
@@ -615,6 +660,7 @@ def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learne
                 )
             learner.save(run.checkpoint)
             if learner.games_played % cfg.saving_rate == 0:
+                (run.path / "snapshots").mkdir(exist_ok=True)  # the run's own folder, made as it is needed
                 learner.save(run.path / "snapshots" / f"games-{learner.games_played}.pt")
     return learner
 

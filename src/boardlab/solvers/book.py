@@ -40,7 +40,11 @@ times and what the book covers.
 from __future__ import annotations
 
 import io
+import math
+import struct
 import time
+import zipfile
+import zlib
 from importlib import resources
 from pathlib import Path
 from typing import Callable
@@ -48,8 +52,9 @@ from typing import Callable
 import numpy as np
 
 from boardlab.core.errors import FormatError
+from boardlab.core.files import read_bytes
 from boardlab.core.records import write_atomic
-from boardlab.solvers.connect4 import WIDTH, Position, Solver, canonical_key, key_stones, mirror_key
+from boardlab.solvers.connect4 import HEIGHT, WIDTH, Position, Solver, canonical_key, key_stones, mirror_key
 
 BOOK_NAME = "connect4_book.npz"
 
@@ -143,24 +148,77 @@ class OpeningBook:
 
     @classmethod
     def from_bytes(cls, data: bytes, source: str = "<book>") -> "OpeningBook":
+        """Read a book file's bytes; anything but a well-formed book is a :class:`FormatError` naming ``source``.
+
+        Arrays are never unpickled (``allow_pickle=False``), and each array's
+        size is checked against what the file holds before it is allocated.
+        """
+        def bad(why: str) -> FormatError:
+            return FormatError(f"{source}: not a Connect Four opening book ({why})")
+
         try:
+            _check_npz_sizes(data, bad)
             with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+                names = set(arrays.files)
+                missing = sorted({"keys", "scores", "best", "max_ply"} - names)
+                if missing or not names & {"done_layers", "complete_ply"}:
+                    raise bad(f"no array {(missing or ['done_layers'])[0]!r}")
                 keys, scores, best = arrays["keys"], arrays["scores"], arrays["best"]
-                max_ply = int(arrays["max_ply"])
-                if "done_layers" in arrays:
-                    done_layers = int(arrays["done_layers"])
+                max_ply = _small_int(arrays["max_ply"], "max_ply", 0, WIDTH * HEIGHT, bad)
+                if "done_layers" in names:
+                    done_layers = _small_int(arrays["done_layers"], "done_layers", 0, 2 ** (WIDTH * HEIGHT + 1) - 1, bad)
                 else:  # written before the seats were built apart
-                    done_layers = (1 << (int(arrays["complete_ply"]) + 1)) - 1
-        except (OSError, ValueError, KeyError) as exc:
-            raise FormatError(f"{source}: not a Connect Four opening book ({exc})") from None
-        if not (keys.shape == scores.shape == best.shape) or keys.ndim != 1:
+                    done_layers = (1 << (_small_int(arrays["complete_ply"], "complete_ply", -1, WIDTH * HEIGHT, bad) + 1)) - 1
+        except FormatError:
+            raise
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error, struct.error, NotImplementedError,
+                MemoryError, OverflowError, RuntimeError, TypeError) as exc:
+            raise bad((str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]) from None
+        for name, array in (("keys", keys), ("scores", scores), ("best", best)):
+            if array.ndim != 1 or array.dtype.kind not in "iu":
+                raise bad(f"{name} must be a list of integers, not {array.dtype} of shape {array.shape}")
+        if not (keys.shape == scores.shape == best.shape):
             raise FormatError(f"{source}: keys, scores and best differ in length")
-        entries = {int(k): (int(s), int(b)) for k, s, b in zip(keys, scores, best)}
+        limit = 1 << (WIDTH * (HEIGHT + 1))  # a key is current + mask in Pons' layout
+        for name, array, low, high in (("keys", keys, 0, limit - 1), ("scores", scores, -18, 18), ("best", best, 0, 2**WIDTH - 1)):
+            if len(array) and (int(array.min()) < low or int(array.max()) > high):
+                raise bad(f"{name} must lie between {low} and {high}")
+        entries = {int(k): (int(s), int(b)) for k, s, b in zip(keys.tolist(), scores.tolist(), best.tolist())}
         return cls(entries, max_ply, done_layers)
 
     @classmethod
     def load(cls, path: Path) -> "OpeningBook":
-        return cls.from_bytes(Path(path).read_bytes(), str(path))
+        return cls.from_bytes(read_bytes(path, "opening book"), str(path))
+
+
+#: the most bytes the arrays of a book may take once read (the shipped book: 50 KB; a book to ply 12, some 100 MB)
+MAX_BOOK_BYTES = 1 << 30
+
+
+def _check_npz_sizes(data: bytes, bad: Callable[[str], FormatError]) -> None:
+    """Refuse an ``.npz`` whose arrays, by their headers, would not fit :data:`MAX_BOOK_BYTES` or the file itself
+    (numpy allocates an array from its header before reading its data)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        infos = archive.infolist()
+        if sum(info.file_size for info in infos) > MAX_BOOK_BYTES:
+            raise bad(f"its arrays take more than {MAX_BOOK_BYTES:,} bytes")
+        for info in infos:
+            with archive.open(info) as handle:
+                version = np.lib.format.read_magic(handle)
+                if version == (1, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
+                elif version == (2, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
+                else:
+                    raise bad(f"array {info.filename} has the unknown .npy version {version}")
+                if math.prod(shape) * dtype.itemsize > info.file_size:
+                    raise bad(f"array {info.filename} claims shape {shape}, more than its {info.file_size} bytes hold")
+
+
+def _small_int(array: np.ndarray, name: str, low: int, high: int, bad: Callable[[str], FormatError]) -> int:
+    if array.shape != () or array.dtype.kind not in "iu" or not low <= int(array) <= high:
+        raise bad(f"{name} must be one integer between {low} and {high}")
+    return int(array)
 
 
 def is_book(path: str | Path) -> bool:

@@ -33,6 +33,7 @@ from typing import Callable, Iterable, Sequence
 
 
 from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.files import read_text
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
 from boardlab.solvers.connect4 import WIDTH, Position, Solver
@@ -101,7 +102,7 @@ def load_grading_set(path: Path | None = None) -> list[GradedPosition]:
     path = Path(path)
     if not path.exists():
         raise BoardlabError(f"grading set {path} does not exist")
-    return parse_grading_set(path.read_text("utf-8").splitlines(), str(path))
+    return parse_grading_set(read_text(path, "grading set").splitlines(), str(path))
 
 
 @dataclass

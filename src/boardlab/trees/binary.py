@@ -15,6 +15,11 @@ object per node.
 The format does not store the root's own counters: a tree read from a file gets
 ``visits[0] = sum of its children's visits`` (saturated at 2**31 - 1), ``visits2[0] = 0`` and
 ``mean_payout[0] = 0.0`` (and ``meta["root_stats"] = "derived"``).
+
+Beyond the layout, a file must make sense as a search tree: mean payouts are
+finite numbers (no NaN, no infinity), and no node has more visits than its
+parent. The reader refuses anything else with the byte offset of the number,
+and the writer refuses to write it.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ MIN_NODE_BYTES = 4 + 4 + 4 + 8 + 4 + 4
 CHUNK_NODES = 1 << 18
 
 # Error codes of the parse kernel (code, offset) -> message.
-_OK, _TRUNCATED, _NEG_COUNT, _NEG_LEN, _OVERRUN, _BAD_UTF8, _TRAILING, _NEG_VISITS = range(8)
+_OK, _TRUNCATED, _NEG_COUNT, _NEG_LEN, _OVERRUN, _BAD_UTF8, _TRAILING, _NEG_VISITS, _NOT_FINITE, _ABOVE_PARENT = range(10)
 _MESSAGES = {
     _TRUNCATED: "file ends in the middle of a node",
     _NEG_COUNT: "negative child count",
@@ -47,6 +52,7 @@ _MESSAGES = {
     _BAD_UTF8: "string is not valid UTF-8",
     _TRAILING: "trailing bytes after the last node",
     _NEG_VISITS: "negative visit count",
+    # _NOT_FINITE and _ABOVE_PARENT name their numbers: see parse_binary
 }
 
 
@@ -121,6 +127,7 @@ def _parse(buf, n_max):
     mean_bytes = mean.view(np.uint8)
     err = _OK
     err_at = 0
+    err_value = 0  # with _ABOVE_PARENT: the parent's visits
     pos = 0
     n = 0
     top = -1
@@ -160,10 +167,17 @@ def _parse(buf, n_max):
             if v2 < 0:
                 err, err_at = _NEG_VISITS, pos + 4
                 break
+            # a node is visited on the way to each of its children's visits (the root's count is not stored)
+            if parent[n] > 0 and v > visits[parent[n]]:
+                err, err_at, err_value = _ABOVE_PARENT, pos, visits[parent[n]]
+                break
             visits[n] = v
             visits2[n] = v2
             for k in range(8):
                 mean_bytes[8 * n + k] = buf[pos + 8 + k]
+            if not (mean[n] - mean[n] == 0.0):  # NaN or infinite
+                err, err_at = _NOT_FINITE, pos + 8
+                break
             pos += 16
         else:
             parent[0] = -1
@@ -212,7 +226,7 @@ def _parse(buf, n_max):
             total += visits[i]
     if n > 0:
         visits[0] = min(total, INT32_MAX)  # saturate so the tree can always be written again
-    return err, err_at, n, parent, child_count, visits, visits2, mean, move_at, move_len, state_at, state_len
+    return err, err_at, err_value, n, parent, child_count, visits, visits2, mean, move_at, move_len, state_at, state_len
 
 
 @numba.njit(cache=True)
@@ -240,7 +254,13 @@ def parse_binary(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
     if len(buf) == 0:
         raise FormatError(f"{name}: byte 0: empty file, expected a root node")
     n_max = 1 + max(0, len(buf) - 8) // MIN_NODE_BYTES
-    err, err_at, n, parent, child_count, visits, visits2, mean, move_at, move_len, state_at, state_len = _parse(buf, n_max)
+    err, err_at, err_value, n, parent, child_count, visits, visits2, mean, move_at, move_len, state_at, state_len = _parse(buf, n_max)
+    if err == _NOT_FINITE:
+        value = float(np.frombuffer(bytes(buf[err_at : err_at + 8]), dtype="<f8")[0])
+        raise FormatError(f"{name}: byte {err_at}: mean payout {value!r} is not a finite number")
+    if err == _ABOVE_PARENT:
+        value = int(np.frombuffer(bytes(buf[err_at : err_at + 4]), dtype="<i4")[0])
+        raise FormatError(f"{name}: byte {err_at}: visit count {value} is more than its parent's {err_value}")
     if err != _OK:
         raise FormatError(f"{name}: byte {err_at}: {_MESSAGES[err]}")
     move_data, move_offsets = _copy_labels(buf, move_at, move_len, n)
@@ -294,6 +314,29 @@ def check_counts(tree: Tree, name: str, skip_root: bool) -> None:
         raise FormatError(f"{name}: a child count does not fit 32 bits")
 
 
+def check_values(tree: Tree, name: str, skip_root: bool) -> None:
+    """Refuse what the readers refuse: a mean payout that is not a finite number, and a node
+    with more visits than its parent (a node is visited on the way to each visit of a child).
+
+    ``skip_root``: the binary format stores neither the root's payout nor its visits.
+    """
+    mean = np.asarray(tree.mean_payout, dtype=np.float64)
+    first = 1 if skip_root else 0
+    bad = np.flatnonzero(~np.isfinite(mean[first:]))
+    if len(bad):
+        node = int(bad[0]) + first
+        raise FormatError(f"{name}: node {node}: mean payout {float(mean[node])!r} is not a finite number")
+    parent = np.asarray(tree.parent, dtype=np.int64)[1:]
+    visits = np.asarray(tree.visits, dtype=np.int64)
+    above = (visits[1:] > visits[np.maximum(parent, 0)]) & (parent >= first)
+    bad = np.flatnonzero(above)
+    if len(bad):
+        node = int(bad[0]) + 1
+        raise FormatError(
+            f"{name}: node {node}: {int(visits[node])} visits, more than its parent's {int(visits[parent[node - 1]])}"
+        )
+
+
 @numba.njit(cache=True, inline="always")
 def _put_i32(out, pos, v):
     u = v & 0xFFFFFFFF
@@ -341,6 +384,7 @@ def encode_binary(tree: Tree, name: str = "tree") -> Iterator[bytes]:
     """The file's bytes, in chunks of :data:`CHUNK_NODES` nodes (check first, then encode)."""
     tree.check(name)
     check_counts(tree, name, skip_root=True)
+    check_values(tree, name, skip_root=True)
     columns = (
         np.ascontiguousarray(tree.child_count, dtype=np.int64),
         np.ascontiguousarray(tree.move.data, dtype=np.uint8),

@@ -11,9 +11,13 @@ standard CSV quoting (RFC 4180): a label holding a comma, a double quote, ``\\r`
 or ``\\n`` is written between double quotes with inner quotes doubled; an empty
 label is an empty field. Counts are decimal integers, the mean payout is the
 shortest text that reads back as the same 64-bit float (Python's ``repr``:
-``0.5``, ``1e-05``, ``nan``, ``inf``; ``-nan`` for a NaN with its sign bit set, as
-numpy's 0/0 makes), so binary -> CSV -> binary gives the same bytes (the only
-exception: NaN payload bits other than the sign, which no text form keeps). The root row carries the root's counters, which the binary format lacks.
+``0.5``, ``1e-05``, ``-0.0``), so binary -> CSV -> binary gives the same bytes.
+The root row carries the root's counters, which the binary format lacks.
+
+As in the binary format, a file must make sense as a search tree: mean payouts
+are finite (``nan``, ``inf`` and numbers too large for a float such as
+``1e999`` are refused) and no node has more visits than its parent; the reader
+names the line, and the writer refuses to write such a tree.
 
 Both directions run in compiled kernels over the whole byte buffer; no Python
 object is made per node except the float texts on writing.
@@ -30,7 +34,7 @@ import numpy as np
 from boardlab.core.errors import FormatError
 from boardlab.core.game import UNKNOWN_PLAYER
 from boardlab.core.records import write_chunks_atomic
-from boardlab.trees.binary import CHUNK_NODES, INT32_MAX, check_counts, read_file_bytes, utf8_error
+from boardlab.trees.binary import CHUNK_NODES, INT32_MAX, check_counts, check_values, read_file_bytes, utf8_error
 from boardlab.trees.model import Labels, Tree
 
 HEADER = b"move,visits,visits2,mean_payout,state,children"
@@ -51,7 +55,8 @@ COMMA, QUOTE, LF, CR = 44, 34, 10, 13
     _TRAILING,
     _TRUNCATED,
     _EMPTY,
-) = range(14)
+    _ABOVE_PARENT,
+) = range(15)
 _FIELD_NAMES = ("move", "visits", "visits2", "mean_payout", "state", "children")
 _MESSAGES = {
     _UNTERMINATED: "quoted field is never closed",
@@ -159,6 +164,9 @@ def _parse(buf, pos, line, n_max, nan_word, inf_word, infinity_word):
     stack = np.empty(n_max, dtype=np.int64)
     remaining = np.empty(n_max, dtype=np.int64)
     stack_line = np.empty(n_max, dtype=np.int64)
+    row_lines = np.empty(n_max, dtype=np.int64)  # the line each row starts on (labels may hold newlines)
+    visits_start = 0
+    visits_end = 0
     top = -1
     n = 0
     err = _OK
@@ -267,12 +275,18 @@ def _parse(buf, pos, line, n_max, nan_word, inf_word, infinity_word):
                     break
                 if f == 1:
                     visits[n] = value
+                    visits_start, visits_end = start, end
                 elif f == 2:
                     visits2[n] = value
                 else:
                     child_count[n] = value
         if err != _OK:
             break
+        # a node is visited on the way to each of its children's visits
+        if n > 0 and visits[n] > visits[parent[n]]:
+            err, err_line, err_field, err_a, err_b = _ABOVE_PARENT, row_line, 1, visits_start, visits_end
+            break
+        row_lines[n] = row_line
         top += 1
         stack[top] = n
         remaining[top] = child_count[n]
@@ -288,7 +302,7 @@ def _parse(buf, pos, line, n_max, nan_word, inf_word, infinity_word):
                     break
                 top -= 1
     return (err, err_line, err_field, err_a, err_b, n, parent, child_count, visits, visits2,
-            lab_start, lab_end, lab_len, lab_quoted, float_start, float_end)
+            lab_start, lab_end, lab_len, lab_quoted, float_start, float_end, row_lines)
 
 
 @numba.njit(cache=True)
@@ -332,18 +346,24 @@ def parse_csv(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
             line = 2
     n_max = int(np.count_nonzero(buf == LF)) + 1
     (err, err_line, err_field, err_a, err_b, n, parent, child_count, visits, visits2,
-     lab_start, lab_end, lab_len, lab_quoted, float_start, float_end) = _parse(buf, pos, line, n_max, *_WORDS)
+     lab_start, lab_end, lab_len, lab_quoted, float_start, float_end, row_lines) = _parse(buf, pos, line, n_max, *_WORDS)
     if err != _OK:
         what = f"field {err_field + 1} ({_FIELD_NAMES[err_field]}) " if err_field >= 0 else ""
-        if err in (_NOT_INT, _NEGATIVE, _TOO_BIG, _NOT_FLOAT):
+        if err in (_NOT_INT, _NEGATIVE, _TOO_BIG, _NOT_FLOAT, _ABOVE_PARENT):
             text = bytes(buf[err_a : min(err_b, err_a + 40)]).decode("utf-8", "replace")
             what = f"{what}{text!r} "
-        raise FormatError(f"{name}: line {err_line}: {what}{_MESSAGES[err]}")
+        message = f"is more than its parent's {int(visits[parent[n]])} visits" if err == _ABOVE_PARENT else _MESSAGES[err]
+        raise FormatError(f"{name}: line {err_line}: {what}{message}")
     move_data, move_offsets = _copy_labels(buf, lab_start[0], lab_end[0], lab_len[0], lab_quoted[0], n)
     state_data, state_offsets = _copy_labels(buf, lab_start[1], lab_end[1], lab_len[1], lab_quoted[1], n)
     width = max(1, int(np.max(float_end[:n] - float_start[:n])))
     texts = _gather_fixed(buf, float_start, float_end, n, width)
     mean = texts.view(f"S{width}").reshape(n).astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(mean))
+    if len(bad):  # nan, inf, or a number too large for a float (1e999)
+        i = int(bad[0])
+        text = bytes(buf[float_start[i] : min(float_end[i], float_start[i] + 40)]).decode("ascii", "replace")
+        raise FormatError(f"{name}: line {int(row_lines[i])}: field 4 (mean_payout) {text!r} is not a finite number")
     return Tree(
         parent=parent[:n].copy(),
         child_count=child_count[:n].copy(),
@@ -450,11 +470,7 @@ def _encode(lo, hi, move_data, move_off, visits, visits2, float_text, float_off,
 
 def float_texts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Shortest round-trip text of each float, as one buffer where text k is ``buf[off[k]:off[k+1]-1]``."""
-    texts = list(map(repr, values.tolist()))
-    # repr drops a NaN's sign, but 0/0 in numpy gives the negative NaN (bits fff8...): keep it as
-    # "-nan" so binary -> CSV -> binary stays byte-identical (other NaN payload bits are not kept)
-    for i in np.flatnonzero(np.isnan(values) & np.signbit(values)).tolist():
-        texts[i] = "-nan"
+    texts = list(map(repr, values.tolist()))  # finite: the writer checked (check_values)
     text = ("\n".join(texts) + "\n").encode("ascii")
     buf = np.frombuffer(text, dtype=np.uint8)
     off = np.zeros(len(values) + 1, dtype=np.int64)
@@ -466,6 +482,7 @@ def encode_csv(tree: Tree, name: str = "tree") -> Iterator[np.ndarray]:
     """The file's bytes in chunks of :data:`CHUNK_NODES` rows (check first, then encode)."""
     tree.check(name)
     check_counts(tree, name, skip_root=False)
+    check_values(tree, name, skip_root=False)
     move_data = np.ascontiguousarray(tree.move.data, dtype=np.uint8)
     move_off = np.ascontiguousarray(tree.move.offsets, dtype=np.int64)
     state_data = np.ascontiguousarray(tree.state.data, dtype=np.uint8)

@@ -19,11 +19,13 @@ pseudo-code in plain Python, kept for tests.
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numba
 import numpy as np
 
+from boardlab.core.errors import SpecError
 from boardlab.trees.model import Tree
 
 
@@ -163,10 +165,11 @@ def _walk(parent, child_count, distance):
 
 def tidy_layout(tree: Tree, separation: float = 1.0, level_height: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """``(x, y)`` of every node; the leftmost node is at ``x = 0``, the root at ``y = 0``."""
+    for name, value in (("separation", separation), ("level_height", level_height)):
+        if not (math.isfinite(value) and value > 0):
+            raise SpecError(f"{name} must be a positive number, not {value!r}")
     if len(tree) == 0:
         return np.zeros(0), np.zeros(0)
-    if separation <= 0:
-        raise ValueError("separation must be positive")
     x = _walk(np.asarray(tree.parent, dtype=np.int64), np.asarray(tree.child_count, dtype=np.int64), float(separation))
     x -= x.min()
     y = tree.depth().astype(np.float64) * float(level_height)
@@ -193,6 +196,9 @@ def cut(tree: Tree, max_depth: int | None = None, min_visits: int | None = None)
     Returns the smaller tree (still in preorder) and ``kept_indices``: for each
     of its nodes, the index of that node in ``tree``.
     """
+    for name, value in (("max_depth", max_depth), ("min_visits", min_visits)):
+        if value is not None and value < 0:
+            raise SpecError(f"{name} must be 0 or more, not {value}")
     n = len(tree)
     depth = tree.depth()
     keep = _keep_mask(

@@ -17,6 +17,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from boardlab.core.errors import SpecError
 from boardlab.core.records import write_atomic
 from boardlab.trees.colors import (
     ADDED_COLOR,
@@ -31,6 +32,35 @@ from boardlab.trees.diff import TreeDiff
 from boardlab.trees.gamelabels import identify, node_notation
 from boardlab.trees.layout import cut, tidy_layout
 from boardlab.trees.model import Tree
+
+
+#: the largest picture drawn: pixels a side, and in all (100 million RGB pixels are 300 MB
+#: in memory, twice that while the PNG is encoded)
+MAX_SIDE = 20_000
+MAX_PIXELS = 100_000_000
+MIN_WIDTH = 200
+MIN_HEIGHT = 100
+
+
+def picture_size(width: int, height: int | None, names: tuple[str, str] = ("width", "height")) -> tuple[int, int]:
+    """The checked (width, height) of a picture, the height defaulting to 0.6 x width.
+
+    Too small or too large a picture is a :class:`SpecError` naming the limit
+    (``names`` are what the caller calls the two numbers, e.g. ``--width``).
+    """
+    checked = []
+    for name, value, low in ((names[0], width, MIN_WIDTH), (names[1], height, MIN_HEIGHT)):
+        if value is None:
+            value = round(checked[0] * 0.6)
+        value = int(value)
+        if value < low:
+            raise SpecError(f"{name} must be at least {low} pixels, not {value}")
+        if value > MAX_SIDE:
+            raise SpecError(f"{name} {value} is too large: a picture is at most {MAX_SIDE:,} pixels a side")
+        checked.append(value)
+    if checked[0] * checked[1] > MAX_PIXELS:
+        raise SpecError(f"a {checked[0]}x{checked[1]} picture is too large: at most {MAX_PIXELS:,} pixels in all")
+    return checked[0], checked[1]
 
 
 @dataclass
@@ -126,10 +156,7 @@ def render_png(
     """
     from PIL import Image, ImageDraw
 
-    width = int(width)
-    if width < 200:
-        raise ValueError("width must be at least 200 pixels")
-    height = int(height or round(width * 0.6))
+    width, height = picture_size(width, height)
     sub, kept = cut(tree, max_depth=max_depth, min_visits=min_visits)
     x, _ = tidy_layout(sub)
     depth = sub.depth()

@@ -1,32 +1,47 @@
 """The web app: a JSON API for playing games and a binary one for drawing search trees.
 
-``create_app(data_dir)`` builds the FastAPI application; ``boardlab serve``
-runs it with uvicorn. Games live in memory (:mod:`boardlab.web.sessions`);
-AI moves, tree layouts and file parsing run in a thread pool so that the
-server keeps answering while an agent thinks. Nothing a client sends is used
-as a path: uploaded trees are stored under generated names in the data
-folder, and every file the app touches lies under that folder.
+``create_app(data_dir, limits)`` builds the FastAPI application; ``boardlab
+serve`` runs it with uvicorn. What keeps one request from taking the server
+down:
+
+* AI moves and the parsing of uploaded trees run in worker processes behind a
+  bounded queue (:mod:`boardlab.web.aipool`): the server's own process only
+  answers requests, a search is cancelled when its client goes away or a newer
+  request replaces it, and the server stops at once with searches in flight;
+* every budget a request asks for is checked against the server's limits
+  (:mod:`boardlab.web.limits`, the ``boardlab serve`` options), and memory is
+  capped: per search, in kept trees, in uploads;
+* request bodies are strict pydantic models; every user error is a 4xx whose
+  ``detail`` is one line;
+* games are kept in SQLite in the data folder (:mod:`boardlab.web.gamestore`):
+  a restart forgets none, and a removed game is named as such.
+
+Nothing a client sends is used as a path: uploads are stored under generated
+names in the data folder, and every file the app touches lies under that folder.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
+import json
+import logging
 import tempfile
 import threading
+import time
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Callable, Union
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from boardlab.agents.evaluators import evaluator_names
+from boardlab.agents.evaluators import evaluator_names, get_evaluator
 from boardlab.agents.registry import agent_class, agent_names
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
@@ -34,35 +49,208 @@ from boardlab.core.registry import game_class, game_names
 from boardlab.trees import gamelabels
 from boardlab.trees.model import Tree
 from boardlab.web import treepack
-from boardlab.web.sessions import MODES, ConflictError, GameSession, SessionStore
+from boardlab.web.aipool import AIPool, Busy, Cancelled, Job, WorkerFailed
+from boardlab.web.gamestore import GameNotFound, SessionStore
+from boardlab.web.limits import MIB, ServerLimits
+from boardlab.web.sessions import MODES, ConflictError, GameSession
+from boardlab.web.uploads import QuotaFull, Scratch, TooLarge, UploadNotFound, UploadStore
+
+log = logging.getLogger("boardlab.web")
 
 STATIC = Path(__file__).with_name("static")
-#: the largest tree file accepted for upload (bytes); larger ones get 413
-MAX_UPLOAD = 200 * 2**20
-TREE_SUFFIXES = (".tree", ".csv")
+#: the largest tree file accepted for upload (bytes) by default; larger ones get 413
+MAX_UPLOAD = ServerLimits().max_upload
+#: packed trees kept for the viewer, by count and bytes
+PACKED_KEEP = 6
+PACKED_BYTES = 512 * MIB
+#: worker processes for trees (parsing uploads, layouts, exports), and how long one such job may take
+TREE_WORKERS = 1
+TREE_JOB_SECONDS = 600
+#: how often an AI move's request checks whether its client is still there (seconds)
+DISCONNECT_POLL = 0.25
 
 
 class NotFound(BoardlabError):
     pass
 
 
-class TooLarge(BoardlabError):
-    pass
-
-
 # --- request bodies ------------------------------------------------------------
+#: an option value in the AI settings: a number, true/false, a short word, or null for "the default"
+OptionValue = Union[StrictBool, StrictInt, StrictFloat, Annotated[StrictStr, Field(max_length=64)], None]
+
+
+class AISettings(BaseModel):
+    """One seat's AI: ``agent`` and its options (``{"agent": "mcts", "iterations": 500}``) or a ``spec``."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": {
+        "anyOf": [{"type": "number"}, {"type": "boolean"}, {"type": "string", "maxLength": 64}, {"type": "null"}]}})
+    __pydantic_extra__: dict[str, OptionValue]
+
+    agent: Annotated[StrictStr, Field(max_length=64)] | None = Field(None, description="agent name, e.g. mcts")
+    spec: Annotated[StrictStr, Field(max_length=400)] | None = Field(None, description="a whole agent spec instead, e.g. mcts:iterations=500")
+
+    @model_validator(mode="after")
+    def _few_options(self) -> "AISettings":
+        if len(self.model_extra or {}) > 32:
+            raise ValueError("at most 32 AI options")
+        return self
+
+    def settings(self) -> dict[str, Any]:
+        return {"agent": self.agent, "spec": self.spec, **(self.model_extra or {})}
+
+
 class NewGame(BaseModel):
-    game: str = Field(..., description="game spec, e.g. connect4:rows=6,cols=7,k=4")
-    mode: str = Field("human-ai", description="human-ai, ai-ai or human-human")
-    ai: dict[str, Any] | list[dict[str, Any]] = Field(default_factory=lambda: {"agent": "random"})
-    human_seat: int | None = Field(None, description="the person's seat in human-ai mode (default: the seat to move first)")
-    seed: int | None = None
-    position: str | None = Field(None, description="start from this position, in the game's notation (e.g. a FEN)")
+    model_config = ConfigDict(extra="forbid")
+
+    game: Annotated[StrictStr, Field(min_length=1, max_length=200, description="game spec, e.g. connect4:rows=6,cols=7,k=4")]
+    mode: Annotated[StrictStr, Field(max_length=32, description="human-ai, ai-ai or human-human")] = "human-ai"
+    ai: AISettings | Annotated[list[AISettings], Field(min_length=1, max_length=16)] = Field(
+        default_factory=lambda: AISettings(agent="random"), description="one seat's AI settings for every AI seat, or a list used in turn")
+    human_seat: Annotated[StrictInt, Field(ge=0, le=64)] | None = Field(None, description="the person's seat in human-ai mode (default: the seat to move first)")
+    seed: Annotated[StrictInt, Field(ge=0, lt=2**63)] | None = None
+    position: Annotated[StrictStr, Field(max_length=10_000)] | None = Field(None, description="start from this position, in the game's notation (e.g. a FEN)")
+    replaces: Annotated[StrictStr, Field(max_length=64)] | None = Field(None, description="the id of a game this one replaces (its AI move in flight is cancelled)")
 
 
 class Move(BaseModel):
-    action: int | None = None
-    move: str | None = None
+    """Exactly one of ``action`` (an integer) or ``move`` (its text, as the move list shows it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Annotated[StrictInt, Field(ge=0, lt=2**31)] | None = None
+    move: Annotated[StrictStr, Field(min_length=1, max_length=100)] | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "Move":
+        if (self.action is None) == (self.move is None):
+            raise ValueError("give exactly one of 'action' (an integer) or 'move' (its text)")
+        return self
+
+
+#: an export format in a query
+FORMAT = Annotated[str, Query(max_length=8, description="csv, tree or png")]
+
+
+#: the largest JSON body a request may send (uploads stream, and have their own limit)
+MAX_BODY = 2**20
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes (other than an upload's) is refused
+    with 413 before it is read into memory, whether it declares its length or not."""
+
+    def __init__(self, app, limit: int = MAX_BODY, streamed: tuple[str, ...] = ("/api/uploads",)) -> None:
+        self.app, self.limit, self.streamed = app, limit, streamed
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("path", "").startswith(self.streamed):
+            return await self.app(scope, receive, send)
+        for key, value in scope.get("headers", []):
+            if key == b"content-length" and (not value.isdigit() or int(value) > self.limit):
+                return await self._refuse(send)
+        seen = 0
+        too_big = False
+        replaced = False
+
+        async def counted():
+            nonlocal seen, too_big
+            if too_big:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    too_big = True  # the app sees a client that went away; the client gets a 413
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def sending(message):
+            nonlocal replaced
+            if too_big:
+                if not replaced:
+                    replaced = True
+                    await self._refuse(send)
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, counted, sending)
+        except Exception:
+            if not too_big:
+                raise
+        if too_big and not replaced:
+            await self._refuse(send)
+
+    async def _refuse(self, send) -> None:
+        body = json.dumps({"detail": f"request body over {self.limit} bytes"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class ErrorDetail(BaseModel):
+    detail: str = Field(..., description="what went wrong, in one line")
+
+
+ERRORS = {code: {"model": ErrorDetail, "description": text} for code, text in (
+    (400, "a request the server cannot do (the detail says why)"), (404, "no such game, tree or upload"),
+    (409, "not now: the game is over, another player's turn, or the AI move was cancelled"),
+    (413, "a file over the upload limit"), (503, "every AI worker is busy, or the search was ended"),
+    (507, "the upload quota is full"))}
+
+
+#: pydantic's names of the branches of a union, as people say them
+_BRANCHES = {"bool": "true or false", "int": "an integer", "float": "a number", "str": "a string",
+             "constrained-str": "a string", "none": "null"}
+
+
+def _is_branch(part: Any) -> bool:
+    return isinstance(part, str) and ("[" in part or part in _BRANCHES)
+
+
+def validation_message(exc: RequestValidationError) -> str:
+    """The first problem of a request that does not fit its model, in one line.
+
+    Where a field may take several shapes (``ai``: an object or a list; an option value:
+    a number, true/false, a word), pydantic reports each shape's complaint: the one for the
+    shape that was sent is kept, or the shapes are named."""
+    errors = exc.errors()
+    if not errors:
+        return "malformed request"
+    if errors[0].get("type") == "json_invalid":
+        return "the body is not valid JSON"
+
+    def place(error) -> str:
+        parts = [str(p) for p in error.get("loc", ()) if p != "body" and not _is_branch(p)]
+        return ".".join(parts) or "body"
+
+    def fits(error) -> int:
+        loc = list(error.get("loc", ()))
+        branches = [i for i, p in enumerate(loc) if _is_branch(p)]
+        if not branches:
+            return 2
+        tag, deeper = str(loc[branches[0]]), len(loc) > branches[0] + 1
+        if tag.startswith("list["):
+            return 2 if deeper or isinstance(error.get("input"), list) else 0
+        return 1 if deeper or not isinstance(error.get("input"), list) else 0
+
+    first = max(errors, key=fits)
+    where = place(first)
+    same = [e for e in errors if place(e) == where]
+    kinds = [_BRANCHES[str(e["loc"][-1])] for e in same if e.get("loc") and str(e["loc"][-1]) in _BRANCHES]
+    if len(kinds) > 1 and len(kinds) == len(same):
+        kinds = list(dict.fromkeys(kinds))
+        message = "must be " + ", ".join(kinds[:-1]) + " or " + kinds[-1]
+    else:
+        message = str(first.get("msg", "invalid")).replace("Value error, ", "")
+    # problems elsewhere in the request (other shapes of the same field are no problem of it)
+    others = len({place(e) for e in errors if fits(e) == fits(first)} - {where})
+    more = f" (and {others} more problem{'s' if others > 1 else ''})" if others else ""
+    return " ".join(f"{where}: {message}{more}".split())[:500]
+
+
+def one_line(text: str) -> str:
+    return " ".join(str(text).split())[:2000]
 
 
 # --- trees the viewer can show -------------------------------------------------
@@ -79,57 +267,6 @@ class TreeSource:
     prefix: tuple[str, ...] = ()
 
 
-class UploadStore:
-    """Uploaded tree files, stored under generated names; parsed trees kept in a small cache."""
-
-    def __init__(self, folder: Path, keep: int = 8) -> None:
-        self.folder = folder
-        self.keep = keep
-        self._trees: OrderedDict[str, TreeSource] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def path(self, upload_id: str) -> Path | None:
-        if not upload_id.isalnum():
-            return None
-        for suffix in TREE_SUFFIXES:
-            candidate = self.folder / f"{upload_id}{suffix}"
-            if candidate.is_file():
-                return candidate
-        return None
-
-    def get(self, upload_id: str) -> TreeSource:
-        with self._lock:
-            if upload_id in self._trees:
-                self._trees.move_to_end(upload_id)
-                return self._trees[upload_id]
-        path = self.path(upload_id)
-        if path is None:
-            raise NotFound(f"no uploaded tree {upload_id!r}")
-        source = tree_source(load_tree_file(path), upload_id, {"upload": upload_id})
-        self.put(upload_id, source)
-        return source
-
-    def put(self, upload_id: str, source: TreeSource) -> None:
-        with self._lock:
-            self._trees[upload_id] = source
-            while len(self._trees) > self.keep:
-                self._trees.popitem(last=False)
-
-
-def load_tree_file(path: Path, shown_name: str | None = None) -> Tree:
-    """Parse a stored upload; errors name ``shown_name`` (the user's file name), not our path."""
-    from boardlab.trees import binary, csvformat
-
-    name = shown_name or path.name
-    data = path.read_bytes()  # parsed from memory: a failed parse leaves no mapping open
-    if path.suffix == ".csv":
-        tree = csvformat.parse_csv(data, name)
-    else:
-        tree = binary.parse_binary(data, name)
-    gamelabels.restore_players(tree)
-    return tree
-
-
 def tree_source(tree: Tree, title: str, meta: dict[str, Any]) -> TreeSource:
     """A tree for the viewer, with its game when its root label names one."""
     game, why = gamelabels.identify(tree)
@@ -141,20 +278,7 @@ def tree_source(tree: Tree, title: str, meta: dict[str, Any]) -> TreeSource:
 
 def tree_bytes(tree: Tree, fmt: str) -> tuple[bytes, str, str]:
     """The tree as a file of format ``csv``, ``tree`` (the binary format) or ``png``."""
-    from boardlab.trees import binary, csvformat
-
-    if fmt == "csv":
-        return csvformat.to_bytes(tree), "text/csv", "csv"
-    if fmt == "tree":
-        return binary.to_bytes(tree), "application/octet-stream", "tree"
-    if fmt == "png":
-        from boardlab.trees.render import render_png
-
-        with tempfile.TemporaryDirectory() as scratch:
-            target = Path(scratch) / "tree.png"
-            render_png(tree, target)
-            return target.read_bytes(), "image/png", "png"
-    raise BoardlabError(f"unknown export format {fmt!r} (formats: csv, tree, png)")
+    return treepack.export_bytes(tree, fmt)
 
 
 def tree_diff(previous: Tree, tree: Tree, prefix: list[str]):
@@ -189,6 +313,7 @@ def game_catalogue() -> list[dict[str, Any]]:
                 "parameters": describe_options(dict(cls.parameters)),
                 "agents": [a for a in agent_names() if not agent_class(a).interactive and agent_class(a).plays(default) is None],
                 "evaluators": evaluator_names(default),
+                "evaluator_summaries": {e: get_evaluator(e).summary for e in evaluator_names(default)},
                 "default_evaluator": default.default_evaluator(),
             }
         )
@@ -226,59 +351,136 @@ def renderer_file(name: str) -> Path:
     return path
 
 
-def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD, workers: int = 4) -> FastAPI:
-    """The application; ``data_dir`` holds uploaded trees (a fresh temporary folder when None)."""
-    data = Path(data_dir) if data_dir is not None else Path(tempfile.mkdtemp(prefix="boardlab-web-"))
-    uploads_dir = data / "uploads"
-    uploads_dir.mkdir(parents=True, exist_ok=True)
 
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boardlab-web")
+def create_app(data_dir: str | Path | None = None, max_upload: int | None = None, workers: int = 4,
+               limits: ServerLimits | None = None, clock: Callable[[], float] = time.time,
+               prestart_workers: bool = False) -> FastAPI:
+    """The application. ``data_dir`` holds the games (``games.sqlite``) and uploads (a fresh
+    temporary folder when None); ``limits`` are the server's limits (``boardlab serve`` options);
+    ``workers`` threads do the server's own lighter work (layouts, exports); ``prestart_workers``
+    starts the AI worker processes with the app instead of with the first AI move; ``clock`` is for tests."""
+    limits = limits or ServerLimits()
+    if max_upload is not None:
+        limits = ServerLimits(**dict(limits.to_dict(), max_upload=max_upload))
+    data = Path(data_dir) if data_dir is not None else Path(tempfile.mkdtemp(prefix="boardlab-web-"))
+    data.mkdir(parents=True, exist_ok=True)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    threads: list[ThreadPoolExecutor] = []  # the server's own threads, made again after a shut-down
+
+    def pool() -> ThreadPoolExecutor:
+        if not threads:
+            threads.append(ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boardlab-web"))
+        return threads[0]
+    scratch = Scratch(data / "scratch")
+    in_all = limits.ai_workers + TREE_WORKERS
+    ai = AIPool(limits.ai_workers, limits.ai_queue, limits.max_memory, prestart=prestart_workers, scratch=scratch.path,
+                workers_in_all=in_all)
+    # uploads are parsed and trees laid out and exported in a worker of their own: the viewer
+    # never waits behind a search, and compiled layouts never stall the server's own process
+    trees = AIPool(TREE_WORKERS, 16, limits.max_memory, prestart=prestart_workers, scratch=scratch.path,
+                   workers_in_all=in_all, name="tree")
+    sessions = SessionStore(data / "games.sqlite", clock, limits.game_days, limits.max_games)
+    uploads = UploadStore(data / "uploads", limits.upload_quota, limits.max_upload, limits.upload_hours, clock, limits.kept_tree_nodes)
+    kept = TreeBudget(limits.kept_tree_nodes)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
-        yield
-        pool.shutdown(wait=False, cancel_futures=True)
+        ai.reopen()  # an app may be started again after a shut-down (test clients do)
+        trees.reopen()
+        sessions.open()
+        uploads.open()
+        if prestart_workers:
+            ai.start()
+            trees.start()
+        try:
+            yield
+        finally:
+            ai.close()
+            trees.close()
+            scratch.close()
+            if threads:
+                threads.pop().shutdown(wait=False, cancel_futures=True)
+            uploads.close()
+            sessions.close()
 
-    app = FastAPI(title="boardlab", docs_url="/api/docs", openapi_url="/api/openapi.json", lifespan=lifespan)
-    sessions = SessionStore()
-    uploads = UploadStore(uploads_dir)
+    app = FastAPI(title="boardlab", docs_url="/api/docs", openapi_url="/api/openapi.json", lifespan=lifespan, responses=ERRORS)
     packed: OrderedDict[tuple, bytes] = OrderedDict()
     packed_lock = threading.Lock()
     app.state.sessions = sessions
     app.state.data_dir = data
+    app.state.ai = ai
+    app.state.trees = trees
+    app.state.limits = limits
+    app.state.uploads = uploads
 
     async def in_pool(func, *args):
-        return await asyncio.get_running_loop().run_in_executor(pool, func, *args)
+        return await asyncio.get_running_loop().run_in_executor(pool(), func, *args)
 
-    # --- errors: user mistakes become 4xx with one clear message ------------------
+    # --- errors: user mistakes become 4xx with one clear line ----------------------------
+    def status_of(exc: BoardlabError) -> int:
+        for kind, status in ((NotFound, 404), (GameNotFound, 404), (UploadNotFound, 404), (ConflictError, 409),
+                             (Cancelled, 409), (TooLarge, 413), (QuotaFull, 507), (Busy, 503), (WorkerFailed, 503)):
+            if isinstance(exc, kind):
+                return status
+        return 400
+
     @app.exception_handler(BoardlabError)
     async def _user_error(request: Request, exc: BoardlabError) -> JSONResponse:
-        status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, ConflictError) else 413 if isinstance(exc, TooLarge) else 400
-        return JSONResponse({"detail": str(exc)}, status_code=status)
+        status = status_of(exc)
+        headers = {"Retry-After": "2"} if isinstance(exc, Busy) else None
+        return JSONResponse({"detail": one_line(str(exc))}, status_code=status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_message(exc)}, status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"detail": one_line(exc.detail)}, status_code=exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        log.error("unexpected error in %s %s", request.method, request.url.path, exc_info=exc)
+        return JSONResponse({"detail": f"internal error ({type(exc).__name__}); the server's log has the details"}, status_code=500)
 
     def session(game_id: str) -> GameSession:
-        found = sessions.get(game_id)
-        if found is None:
-            raise NotFound(f"no game {game_id!r} (games live in memory: a restarted server forgets them)")
-        return found
+        return sessions.get(game_id)
 
     # --- catalogue -------------------------------------------------------------------
     @app.get("/api/meta")
     def meta() -> dict[str, Any]:
-        return {"games": game_catalogue(), "agents": agent_catalogue(), "modes": list(MODES), "max_upload": max_upload}
+        return {"games": game_catalogue(), "agents": agent_catalogue(), "modes": list(MODES),
+                "max_upload": limits.max_upload, "limits": limits.to_dict()}
+
+    @app.get("/api/status")
+    def status() -> dict[str, Any]:
+        """What the server is doing: AI workers, queue, memory, games and uploads stored."""
+        return {"ai": ai.status(), "trees": trees.status(), "games": sessions.stats(),
+                "uploads": {"bytes": uploads.used_bytes(), "quota": limits.upload_quota},
+                "kept_tree_nodes": kept.total, "limits": limits.to_dict()}
 
     # --- games -----------------------------------------------------------------------
     @app.get("/api/renderers/{name}.js")
     def renderer(name: str) -> FileResponse:
         if name not in game_names():
-            raise NotFound(f"no game {name!r}")
+            raise NotFound(f"no game {name[:40]!r}")
         return FileResponse(renderer_file(name), media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
     @app.post("/api/games")
-    def new_game(body: NewGame) -> dict[str, Any]:
-        created = GameSession.create(body.game, body.mode, body.ai, body.human_seat, body.seed, body.position)
-        sessions.add(created)
-        return created.view()
+    async def new_game(body: NewGame) -> dict[str, Any]:
+        if body.replaces:
+            with contextlib.suppress(GameNotFound):
+                (await in_pool(sessions.get, body.replaces)).cancel_ai("a new game replaced this one")
+        ai_settings = [s.settings() for s in body.ai] if isinstance(body.ai, list) else body.ai.settings()
+        created = await in_pool(lambda: GameSession.create(
+            body.game, body.mode, ai_settings, body.human_seat, body.seed, body.position, limits=limits, now=clock()))
+        check = created.agent_check()
+        if check["seats"]:  # the agents' resets load compiled code: a worker's business, not the server's
+            await tree_job("check", check)
+        await in_pool(sessions.add, created)
+        return await in_pool(created.view)
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str, seat: int | None = None) -> dict[str, Any]:
@@ -291,19 +493,53 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
     @app.post("/api/games/{game_id}/move")
     def move(game_id: str, body: Move) -> dict[str, Any]:
         found = session(game_id)
-        found.play_human(body.action, body.move)
+        found.play_human(body.action, body.move, now=clock())
+        sessions.save(found)
         return found.view()
 
     @app.post("/api/games/{game_id}/ai-move")
-    async def ai_move(game_id: str) -> dict[str, Any]:
+    async def ai_move(game_id: str, request: Request) -> dict[str, Any]:
+        """Let the agent to move choose and play. The move waits for a worker (bounded queue),
+        then searches within the server's limits; it is cancelled, and not played, when the client
+        goes away or a move, undo or newer AI request for this game comes first. The answer's
+        ``ai`` says how long the move waited and searched."""
         found = session(game_id)
-        await in_pool(found.play_ai)
-        return found.view()
+        job = found.start_ai(limits, now=clock())
+        future = ai.submit(job)  # a full queue is refused here (503), and replaces nothing
+        found.adopt_ai(job)
+        waiting = asyncio.wrap_future(future)
+        while True:
+            done, _ = await asyncio.wait({waiting}, timeout=DISCONNECT_POLL)
+            if done:
+                break
+            if await request.is_disconnected():
+                job.cancel("the client went away")
+                found.cancel_ai("the client went away")
+                break
+        result = await waiting
+        await in_pool(found.finish_ai, job, result, clock())
+        sessions.save(found)
+        kept.note(found)
+        view = await in_pool(found.view)
+        started = job.started_at or job.queued_at
+        search = result.get("last_search") or {}
+        view["ai"] = {
+            "agent": result.get("agent"),
+            "queued_seconds": round(started - job.queued_at, 4),
+            "search_seconds": round(float(result.get("search_seconds", 0.0)), 4),
+            "setup_seconds": round(float(result.get("setup_seconds", 0.0)), 4),
+            "stopped": bool(result.get("stopped")),
+            "stopped_for": result.get("stopped_for"),
+            "simulations": search.get("simulations"),
+            "nodes": result.get("nodes") or None,
+        }
+        return view
 
     @app.post("/api/games/{game_id}/undo")
     def undo(game_id: str) -> dict[str, Any]:
         found = session(game_id)
-        found.undo()
+        found.undo(now=clock())
+        sessions.save(found)
         return found.view()
 
     @app.get("/api/games/{game_id}/record")
@@ -314,6 +550,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
     @app.get("/api/games/{game_id}/trees")
     def list_trees(game_id: str) -> list[dict[str, Any]]:
         found = session(game_id)
+        kept.note(found)
         with found.lock:
             return [
                 {"index": k, "ply": t.ply, "player": t.player, "player_name": found.game.player_name(t.player),
@@ -323,14 +560,15 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
 
     def game_tree(game_id: str, index: int) -> tuple[TreeSource, TreeSource | None]:
         found = session(game_id)
+        kept.note(found)
         with found.lock:
             if not 0 <= index < len(found.trees):
-                raise NotFound(f"game {game_id} has {len(found.trees)} trees; no tree {index}")
+                why = f" ({found.trees_note})" if found.trees_note else ""
+                raise NotFound(f"game {game_id[:40]} has {len(found.trees)} search trees; no tree {index}{why}")
             entries = [found.trees[index]] + ([found.trees[index - 1]] if index > 0 else [])
-        # the moves between the previous search's root and this one's, as labels
-        prefix: list[str] = []
-        if len(entries) > 1:
-            with found.lock:
+            # the moves between the previous search's root and this one's, as labels
+            prefix: list[str] = []
+            if len(entries) > 1:
                 prefix = [label for _, label in found.log[len(entries[1].root_history): len(entries[0].root_history)]]
         sources = []
         for entry in entries:
@@ -343,18 +581,24 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
             sources.append(source)
         return sources[0], (sources[1] if len(sources) > 1 else None)
 
-    def packed_body(source: TreeSource, previous: TreeSource | None) -> bytes:
+    async def tree_job(kind: str, payload: dict[str, Any]) -> Any:
+        """Run ``kind`` (pack, export, parse) in the tree worker."""
+        return await asyncio.wrap_future(trees.submit(Job(kind, payload, wall=TREE_JOB_SECONDS)))
+
+    async def packed_body(source: TreeSource, previous: TreeSource | None) -> bytes:
         key = (id(source.tree), id(previous.tree) if previous else None)
         with packed_lock:
             if key in packed:
                 packed.move_to_end(key)
                 return packed[key]
-        diff = tree_diff(previous.tree, source.tree, list(source.prefix)) if previous is not None else None
+        tree = await in_pool(lambda: source.tree)  # a search's tree is exported on first use
         meta = dict(source.meta, title=source.title, has_previous=previous is not None)
-        body = treepack.pack_tree(source.tree, meta, diff, source.game)
+        payload = {"tree": tree, "meta": meta, "game": source.game.spec() if source.game is not None else None,
+                   "previous": previous.tree if previous is not None else None, "prefix": list(source.prefix)}
+        body = bytes(await tree_job("pack", payload))
         with packed_lock:
             packed[key] = body
-            while len(packed) > 6:
+            while len(packed) > 1 and (len(packed) > PACKED_KEEP or sum(map(len, packed.values())) > PACKED_BYTES):
                 packed.popitem(last=False)
         return body
 
@@ -377,70 +621,83 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
                                  "to_move": observation.get("to_move"), "playable": not state.is_terminal()}
         return info
 
-    def export(source: TreeSource, fmt: str, stem: str) -> Response:
-        data, media, suffix = tree_bytes(source.tree, fmt)
-        return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{stem}.{suffix}"'})
+    async def export(source: TreeSource, fmt: str, stem: str) -> Response:
+        treepack.check_format(fmt)
+        done = await tree_job("export", {"tree": source.tree, "format": fmt})
+        return Response(bytes(done["data"]), media_type=done["media"],
+                        headers={"Content-Disposition": f'attachment; filename="{stem}.{done["suffix"]}"'})
 
     @app.get("/api/games/{game_id}/trees/{index}/data")
     async def game_tree_data(game_id: str, index: int) -> Response:
-        source, previous = game_tree(game_id, index)
-        body = await in_pool(packed_body, source, previous)
+        source, previous = await in_pool(game_tree, game_id, index)
+        body = await packed_body(source, previous)
         return Response(body, media_type="application/octet-stream")
 
     @app.get("/api/games/{game_id}/trees/{index}/nodes/{node}")
-    def game_tree_node(game_id: str, index: int, node: int) -> dict[str, Any]:
-        return details(game_tree(game_id, index)[0], node)
+    async def game_tree_node(game_id: str, index: int, node: int) -> dict[str, Any]:
+        source = (await in_pool(game_tree, game_id, index))[0]
+        return await in_pool(details, source, node)
 
     @app.get("/api/games/{game_id}/trees/{index}/export")
-    async def game_tree_export(game_id: str, index: int, format: str = "csv") -> Response:
-        source = game_tree(game_id, index)[0]
-        return await in_pool(export, source, format, f"tree-{game_id}-{index}")
+    async def game_tree_export(game_id: str, index: int, format: FORMAT = "csv") -> Response:
+        source = (await in_pool(game_tree, game_id, index))[0]
+        # the page's names: <game>-move<N> (the move the search chose)
+        return await export(source, format, f"{(source.game.name if source.game else 'tree')}-move{source.meta['ply'] + 1}")
 
     # --- uploaded trees ---------------------------------------------------------------
-    @app.post("/api/uploads")
-    async def upload(request: Request, name: str = "tree.tree") -> dict[str, Any]:
-        suffix = Path(name).suffix.lower()
-        if suffix not in TREE_SUFFIXES:
-            raise BoardlabError(f"upload a .tree (binary) or .csv tree file, not {name!r}")
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > max_upload:
-            raise TooLarge(f"{name}: {int(declared)} bytes is over the upload limit of {max_upload} bytes")
-        upload_id = secrets.token_hex(12)
-        target = uploads_dir / f"{upload_id}{suffix}"
-        size = 0
-        try:
-            with open(target, "wb") as handle:
-                async for chunk in request.stream():
-                    size += len(chunk)
-                    if size > max_upload:
-                        raise TooLarge(f"{name}: over the upload limit of {max_upload} bytes")
-                    handle.write(chunk)
-            tree = await in_pool(load_tree_file, target, name)
-        except BaseException:
-            target.unlink(missing_ok=True)
-            raise
-        source = tree_source(tree, name, {"upload": upload_id, "name": name})
-        uploads.put(upload_id, source)
-        return {"id": upload_id, "name": name, "nodes": len(tree), "bytes": size, "game": source.meta["game"]}
+    async def parse_upload(upload) -> TreeSource:
+        """Parse a stored upload in the tree worker (so one at a time), from a mapping of the file."""
+        tree = await tree_job("parse", {"path": str(upload.path), "name": upload.name})
+        return tree_source(tree, upload.name, {"upload": upload.id, "name": upload.name})
 
-    def upload_source(upload_id: str) -> TreeSource:
-        return uploads.get(upload_id)
+    async def upload_source(upload_id: str) -> TreeSource:
+        upload = uploads.find(upload_id)
+        found = uploads.cached(upload.id)
+        if found is not None:
+            return found[0]
+        source = await parse_upload(upload)
+        uploads.cache(upload.id, source, len(source.tree))
+        return source
+
+    @app.post("/api/uploads")
+    async def upload(request: Request, name: Annotated[str, Query(max_length=255)] = "tree.tree") -> dict[str, Any]:
+        """Upload a ``.tree`` or ``.csv`` tree file (the request body is the file)."""
+        declared = request.headers.get("content-length")
+        size = int(declared) if declared is not None and declared.isdigit() and len(declared) < 19 else None
+        incoming = uploads.begin(name, size)
+        try:
+            async for chunk in request.stream():
+                if incoming.add(chunk):
+                    await in_pool(incoming.flush)
+            stored = await in_pool(incoming.finish)
+        except BaseException:
+            incoming.abort()
+            raise
+        try:
+            source = await parse_upload(stored)
+        except BaseException:
+            uploads.forget(stored.id)
+            raise
+        uploads.cache(stored.id, source, len(source.tree))
+        return {"id": stored.id, "name": name, "nodes": len(source.tree), "bytes": stored.size, "game": source.meta["game"]}
 
     @app.get("/api/uploads/{upload_id}/data")
-    async def upload_data(upload_id: str, prev: str | None = None) -> Response:
-        source = await in_pool(upload_source, upload_id)
-        previous = await in_pool(upload_source, prev) if prev else None
-        body = await in_pool(packed_body, source, previous)
+    async def upload_data(upload_id: str, prev: Annotated[str | None, Query(max_length=64)] = None) -> Response:
+        source = await upload_source(upload_id)
+        previous = await upload_source(prev) if prev else None
+        body = await packed_body(source, previous)
         return Response(body, media_type="application/octet-stream")
 
     @app.get("/api/uploads/{upload_id}/nodes/{node}")
-    def upload_node(upload_id: str, node: int) -> dict[str, Any]:
-        return details(upload_source(upload_id), node)
+    async def upload_node(upload_id: str, node: int) -> dict[str, Any]:
+        source = await upload_source(upload_id)
+        return await in_pool(details, source, node)
 
     @app.get("/api/uploads/{upload_id}/export")
-    async def upload_export(upload_id: str, format: str = "csv") -> Response:
-        source = await in_pool(upload_source, upload_id)
-        return await in_pool(export, source, format, f"tree-{upload_id}")
+    async def upload_export(upload_id: str, format: FORMAT = "csv") -> Response:
+        source = await upload_source(upload_id)
+        stem = "".join(c for c in Path(source.title).stem if c.isalnum() or c in "-_.")[:80] or "tree"
+        return await export(source, format, stem)  # the uploaded file's own name, as the page names it
 
     # --- the page ----------------------------------------------------------------------
     @app.get("/")
@@ -448,4 +705,35 @@ def create_app(data_dir: str | Path | None = None, max_upload: int = MAX_UPLOAD,
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(BodyLimit)
     return app
+
+
+class TreeBudget:
+    """Search trees kept for the viewer, all games together, within ``limit`` nodes:
+    the trees of the games looked at longest ago go first (each game keeps its newest)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._games: OrderedDict[str, GameSession] = OrderedDict()
+        self._lock = threading.Lock()
+        self.total = 0
+
+    def note(self, session: GameSession) -> None:
+        """``session`` was used (a move or a look at its trees); drop others' trees past the limit."""
+        with self._lock:
+            self._games[session.id] = session
+            self._games.move_to_end(session.id)
+            sizes = {gid: sum(t.nodes for t in s.trees) for gid, s in self._games.items()}
+            self.total = sum(sizes.values())
+            for gid in list(self._games):
+                if self.total <= self.limit:
+                    break
+                other = self._games[gid]
+                with other.lock:
+                    keep_newest = gid == session.id
+                    while other.trees and self.total > self.limit and (len(other.trees) > 1 or not keep_newest):
+                        self.total -= other.trees.pop(0).nodes
+                        other.trees_note = "older search trees were dropped to keep the server's memory bounded (boardlab serve --kept-tree-nodes)"
+                if not other.trees:
+                    del self._games[gid]

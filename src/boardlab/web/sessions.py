@@ -1,9 +1,23 @@
-"""Games being played in the browser: one session per game, kept in memory.
+"""Games being played in the browser: one session per game.
 
 A session holds the game, the current state, who sits in each seat (a person
-or an agent) and the search trees the agents handed back, one per AI move, for
-the tree viewer. Every change goes through the session's lock, so an AI move
-running in a worker thread never races a click on "undo".
+or an agent spec) and the search trees the agents handed back, one per AI
+move, for the tree viewer. Every change goes through the session's lock.
+
+An AI move runs in a worker process (:mod:`boardlab.web.aipool`): the session
+hands out a job (:meth:`GameSession.start_ai`) with everything the worker
+needs (game spec, seed or start position, the actions so far, the seat and
+its agent spec) and applies the answer (:meth:`GameSession.finish_ai`) only
+if nothing changed meanwhile: a move, an undo or a newer AI request cancels
+the job in flight, and a cancelled move is never applied.
+
+A session is fully described by its record (:meth:`GameSession.to_record`):
+game spec, seed or start position, actions, mode and seats. The server keeps
+that record in SQLite (:mod:`boardlab.web.gamestore`) and rebuilds a session
+from it after a restart (:meth:`GameSession.restore`). Chance outcomes and
+agent seeds are derived from the game's seed and the move number, so a
+restored game goes on exactly as it would have. Search trees live in memory
+only.
 
 What a client sees is one seat's view (:meth:`GameSession.view`): the state's
 observation for that seat, never the seed, the full state or another seat's
@@ -15,14 +29,12 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from boardlab.agents.base import Agent
-from boardlab.agents.registry import agent_class, make_agent
+from boardlab.agents.registry import agent_target, make_agent
 from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
 from boardlab.core.game import Game, State
@@ -30,13 +42,21 @@ from boardlab.core.records import GameRecord
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed, sample_chance
 from boardlab.trees.model import Tree
+from boardlab.web.aipool import Cancelled, Job
+from boardlab.web.limits import ServerLimits, check_budget, server_caps, settings_spec, with_options
 
 MODES = ("human-ai", "ai-ai", "human-human")
 #: trees kept per session, by count and by nodes in all (a 250k-node tree takes ~15 MB)
 MAX_TREES = 64
 MAX_TREE_NODES = 4_000_000
-#: sessions kept; the oldest untouched one goes first
-MAX_SESSIONS = 200
+#: seconds a move may run past 1.5 times the server's time limit before it is stopped
+#: (for agents without a time option; searches with one end on their own)
+WALL_SLACK = 10.0
+#: what the page shows for a person's seat
+PERSON = "human"
+#: the menu's AI fields, sent whatever the agent: an agent without one of these options ignores it
+#: (any other key that is not an option of the chosen agent is refused)
+MENU_OPTIONS = {"iterations", "time", "c"}
 
 
 class ConflictError(BoardlabError):
@@ -80,22 +100,21 @@ def history_log(state: State) -> list[tuple[int, str]]:
     return [(player, "chance" if player < 0 and hide else label) for player, label in state.history_moves()]
 
 
-def agent_spec(ai: dict[str, Any]) -> str:
-    """Build an agent spec from the menu's settings, keeping only options the agent has.
 
-    ``{"agent": "mcts", "iterations": 500, "c": 1.4, "time": None}`` gives
-    ``mcts:iterations=500,c=1.4``; ``random`` ignores iterations and c.
-    """
-    if "spec" in ai and ai["spec"]:
-        return str(ai["spec"])
-    name = str(ai.get("agent") or "random")
-    declared = agent_class(name).options
-    parts = []
-    for key, value in ai.items():
-        if key == "agent" or value is None or value == "" or key not in declared:
-            continue
-        parts.append(f"{key}={value}")
-    return name + (":" + ",".join(parts) if parts else "")
+def seat_specs(mode: str, ai: Any, players: int, human_seat: int) -> list[str | None]:
+    """The agent spec of each seat (None: a person), from the menu's AI settings:
+    one settings object for every AI seat, or a list used in turn."""
+    settings = ai if isinstance(ai, list) else [ai]
+    if not settings or not all(isinstance(s, dict) for s in settings):
+        raise SpecError("'ai' must be one settings object or a non-empty list of them")
+    if mode == "human-human":
+        return [None] * players
+    specs = [settings_spec(s, MENU_OPTIONS) for s in settings]
+    if mode == "ai-ai":
+        return [specs[p % len(specs)] for p in range(players)]
+    if not 0 <= human_seat < players:
+        raise SpecError(f"human_seat must be between 0 and {players - 1}")
+    return [None if p == human_seat else specs[p % len(specs)] for p in range(players)]
 
 
 @dataclass
@@ -103,26 +122,43 @@ class GameSession:
     id: str
     game: Game
     mode: str
-    seats: list[str]  # "human" or an agent spec, one per player
+    #: the agent spec of each seat; None for a person
+    agent_specs: list[str | None]
     seed: int
     state: State
-    agents: list[Agent | None]
     trees: list[SearchTree] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
-    touched: float = field(default_factory=time.monotonic)
-    chance_rng: np.random.Generator = field(default_factory=np.random.default_rng)
+    #: when it was created and last used (the server's clock, seconds)
+    created: float = 0.0
+    touched: float = 0.0
     #: (player, label) of every move played, as people see it (chance outcomes of hidden cards are not named)
     log: list[tuple[int, str]] = field(default_factory=list)
+    #: the AI move in flight, if any
+    ai_job: Job | None = None
+    #: counts every change of the state; a job started at another version is stale
+    version: int = 0
+    #: why trees a client may expect are not there (restart, memory budget), for an honest 404
+    trees_note: str | None = None
+
+    @property
+    def seats(self) -> list[str]:
+        """What each seat is, as the page shows it: "human" or the agent spec."""
+        return [PERSON if spec is None else spec for spec in self.agent_specs]
 
     # --- building --------------------------------------------------------------
     @classmethod
-    def create(cls, game_spec: str, mode: str, ai: dict[str, Any] | list[dict[str, Any]], human_seat: int | None = None,
-               seed: int | None = None, position: str | None = None) -> "GameSession":
+    def create(cls, game_spec: str, mode: str, ai: Any, human_seat: int | None = None,
+               seed: int | None = None, position: str | None = None, limits: ServerLimits | None = None,
+               now: float = 0.0) -> "GameSession":
         """A new game; ``position`` (in the game's notation) starts it from a set-up position;
-        ``human_seat`` defaults to the seat to move first."""
+        ``human_seat`` defaults to the seat to move first. Every AI seat's agent is built here, so
+        that a wrong option is a 400 now rather than at its first move; :meth:`agent_check` is the
+        rest of that check (a reset, which may load compiled code), for a worker process to run."""
+        limits = limits or ServerLimits()
         if mode not in MODES:
             raise SpecError(f"unknown mode {mode!r} (modes: {', '.join(MODES)})")
         game = make(game_spec)
+        start = None
         if position is not None:
             start = game.state_from_notation(position)
             if start.is_terminal():
@@ -130,103 +166,182 @@ class GameSession:
         players = game.num_players()
         seed = int(seed) if seed is not None else secrets.randbelow(2**31)
         if human_seat is None:
-            first = game.new_initial_state(seed) if position is None else start
+            first = game.new_initial_state(seed) if start is None else start
             human_seat = max(0, first.current_player())
-        settings = ai if isinstance(ai, list) else [ai] * players
-        if mode == "human-human":
-            seats = ["human"] * players
-        elif mode == "ai-ai":
-            seats = [agent_spec(settings[p % len(settings)]) for p in range(players)]
-        else:
-            if not 0 <= human_seat < players:
-                raise SpecError(f"human_seat must be between 0 and {players - 1}")
-            seats = [("human" if p == human_seat else agent_spec(settings[p % len(settings)])) for p in range(players)]
-        agents: list[Agent | None] = []
-        for p, spec in enumerate(seats):
-            if spec == "human":
-                agents.append(None)
+        specs = seat_specs(mode, ai, players, human_seat)
+        for p, spec in enumerate(specs):
+            if spec is None:
                 continue
             agent = make_agent(spec, game)
             if agent.interactive:
                 raise SpecError(f"agent {spec!r} needs a person at a terminal; choose a human seat instead")
-            agent.reset(game, p, derive_seed(seed, "seat", p))
-            agents.append(agent)
+            check_budget(agent.spec, agent.config, limits)
+        if start is not None:
+            start.seed = seed
         session = cls(
             id=secrets.token_urlsafe(9),
             game=game,
             mode=mode,
-            seats=seats,
+            agent_specs=specs,
             seed=seed,
-            state=game.new_initial_state(seed) if position is None else start,
-            agents=agents,
-            chance_rng=np.random.default_rng(derive_seed(seed, "chance")),
+            state=game.new_initial_state(seed) if start is None else start,
+            created=now,
+            touched=now,
         )
         session.log = history_log(session.state)  # a position given as a move list has a history already
         session._play_chance()
         return session
 
+    def agent_check(self) -> dict[str, Any]:
+        """The payload of a worker's ``check`` job: reset each AI seat's agent for this game
+        (another game's evaluator, for one, is refused only then)."""
+        return {
+            "game": self.game.spec(),
+            "seats": [(p, spec, derive_seed(self.seed, "seat", p)) for p, spec in enumerate(self.agent_specs) if spec is not None],
+            "plugins": {name: agent_target(name) for name in {spec.partition(":")[0].strip() for spec in self.agent_specs if spec}},
+        }
+
+    def to_record(self) -> dict[str, Any]:
+        """Everything that rebuilds this session (search trees aside), JSON ready."""
+        with self.lock:
+            return {
+                "game": self.game.spec(),
+                "mode": self.mode,
+                "seats": list(self.agent_specs),
+                "seed": self.seed,
+                "start": self.state.start_position(),
+                "actions": list(self.state.history),
+            }
+
+    @classmethod
+    def restore(cls, session_id: str, record: dict[str, Any], created: float, touched: float) -> "GameSession":
+        """The session ``to_record`` described, its moves replayed (no search trees)."""
+        game = make(record["game"])
+        state = game.state_from_history(record["actions"], record["seed"], record.get("start"))
+        session = cls(id=session_id, game=game, mode=record["mode"], agent_specs=list(record["seats"]),
+                      seed=int(record["seed"]), state=state, created=created, touched=touched)
+        session.log = history_log(state)
+        if any(spec is not None for spec in session.agent_specs):
+            session.trees_note = "the server restarted since; search trees are kept in memory only, never on disk"
+        return session
+
     # --- moves -----------------------------------------------------------------
     def _play_chance(self) -> None:
         while not self.state.is_terminal() and self.state.is_chance_node():
-            self._apply(sample_chance(self.state, self.chance_rng))
+            rng = np.random.default_rng(derive_seed(self.seed, "chance", len(self.state.history)))
+            self._apply(sample_chance(self.state, rng))
 
     def _apply(self, action: int) -> None:
         self.log.append(move_entry(self.state, action))
         self.state.apply_action(action)
+
+    def _changed(self, reason: str) -> None:
+        """The state changed: an AI move in flight is now stale; stop its search."""
+        self.version += 1
+        if self.ai_job is not None:
+            self.ai_job.cancel(reason)
+            self.ai_job = None
+
+    def cancel_ai(self, reason: str) -> None:
+        with self.lock:
+            if self.ai_job is not None:
+                self.ai_job.cancel(reason)
+                self.ai_job = None
 
     def to_move(self) -> int:
         return -1 if self.state.is_terminal() else self.state.current_player()
 
     def human_to_move(self) -> bool:
         player = self.to_move()
-        return player >= 0 and self.agents[player] is None
+        return player >= 0 and self.agent_specs[player] is None
 
-    def play_human(self, action: int | None = None, move: str | None = None) -> int:
+    def play_human(self, action: int | None = None, move: str | None = None, now: float = 0.0) -> int:
         with self.lock:
-            self.touched = time.monotonic()
+            self.touched = now
             if self.state.is_terminal():
                 raise ConflictError("the game is over")
             if not self.human_to_move():
                 raise ConflictError(f"it is the AI's turn (player {self.to_move() + 1}); ask for an AI move")
+            if (action is None) == (move is None):
+                raise SpecError("give exactly one of 'action' (an integer) or 'move' (its text)")
             if action is None:
-                if move is None:
-                    raise SpecError("give 'action' (an integer) or 'move' (its text)")
                 action = self.state.string_to_action(move)
             if action not in self.state.legal_actions():
                 raise self.state._illegal(action)
+            self._changed("a move was played in this game")
             self._apply(action)
             self._play_chance()
             return action
 
-    def play_ai(self) -> int:
-        """Let the agent in the seat to move choose and play; runs in a worker thread."""
+    def start_ai(self, limits: ServerLimits, now: float = 0.0) -> Job:
+        """The job that lets the agent in the seat to move choose; once it is queued,
+        :meth:`adopt_ai` makes it replace the AI move in flight (a refused one replaces nothing)."""
         with self.lock:
-            self.touched = time.monotonic()
+            self.touched = now
             if self.state.is_terminal():
                 raise ConflictError("the game is over")
             player = self.to_move()
-            agent = self.agents[player]
-            if agent is None:
+            spec = self.agent_specs[player]
+            if spec is None:
                 raise ConflictError(f"player {player + 1} is a person; play their move by clicking")
-            root = self.state.clone()
-            before = agent.last_tree()
-            action = agent.step(root.clone())
+            agent = make_agent(spec, self.game)
+            caps = server_caps(agent.name, agent.config, limits)
+            payload = {
+                "game": self.game.spec(),
+                "seed": self.seed,
+                "start": self.state.start_position(),
+                "history": list(self.state.history),
+                "seat": player,
+                "spec": with_options(spec, caps),
+                "agent_seed": derive_seed(self.seed, "seat", player, len(self.state.history)),
+                "plugins": {agent.name: agent_target(agent.name)},
+            }
+            # a wall clock for every agent, those without a time option included
+            job = Job("move", payload, wall=limits.max_ai_seconds * 1.5 + WALL_SLACK)
+            job.version = self.version  # type: ignore[attr-defined]
+            job.player = player  # type: ignore[attr-defined]
+            return job
+
+    def adopt_ai(self, job: Job) -> None:
+        """``job`` (from :meth:`start_ai`) was queued: it replaces the AI move in flight, if any."""
+        with self.lock:
+            if self.ai_job is not None and self.ai_job is not job:
+                self.ai_job.cancel("replaced by a newer AI move request for this game")
+            if job.version != self.version:  # type: ignore[attr-defined]
+                job.cancel("the game changed while the move waited")
+            self.ai_job = job
+
+    def finish_ai(self, job: Job, result: dict[str, Any], now: float = 0.0) -> int:
+        """Apply the worker's answer to ``job``, unless the game moved on meanwhile."""
+        with self.lock:
+            if self.ai_job is job:
+                self.ai_job = None
+            if job.cancelled or job.version != self.version:  # type: ignore[attr-defined]
+                raise Cancelled(f"cancelled: {job.cancel_reason or 'the game changed while the AI was thinking'}")
+            self.touched = now
+            action = int(result["action"])
             if action not in self.state.legal_actions():
-                raise IllegalActionError(f"agent {agent.spec} chose illegal action {action}")
-            after = agent.last_tree()
-            if after is not None and after is not before:
+                raise IllegalActionError(f"agent {result.get('agent')} chose illegal action {action}")
+            root = self.state
+            handle = None
+            if result.get("snapshot") is not None:
+                handle = SearchTreeHandle(result["snapshot"], result.get("tree_meta") or {})
+            elif result.get("tree") is not None:
+                handle = SearchTreeHandle.of_tree(result["tree"])
+            if handle is not None:
                 self.trees.append(
                     SearchTree(
                         ply=len(root.history),
-                        player=player,
-                        agent=agent.spec,
+                        player=job.player,  # type: ignore[attr-defined]
+                        agent=str(result.get("agent") or self.agent_specs[job.player]),  # type: ignore[attr-defined]
                         action=action,
                         move=root.action_to_string(action),
-                        handle=after,
+                        handle=handle,
                         root_history=list(root.history),
                     )
                 )
                 self._bound_trees()
+            self._changed("the AI moved")
             self._apply(action)
             self._play_chance()
             return action
@@ -238,14 +353,14 @@ class GameSession:
         while len(self.trees) > 1 and total > MAX_TREE_NODES:
             total -= self.trees.pop(0).nodes
 
-    def undo(self) -> int:
+    def undo(self, now: float = 0.0) -> int:
         """Take back moves: to the previous turn of a person (or one move when no person plays)."""
         with self.lock:
-            self.touched = time.monotonic()
+            self.touched = now
             history = list(self.state.history)
             if not history:
                 raise ConflictError("nothing to undo")
-            humans = [p for p, a in enumerate(self.agents) if a is None]
+            humans = self.humans()
             keep = len(history) - 1
             start = self.state.start_position()
             if humans and self.mode != "human-human":
@@ -255,6 +370,7 @@ class GameSession:
                     if not probe.is_chance_node() and probe.current_player() in humans:
                         break
                     keep -= 1
+            self._changed("the move was taken back")
             self.state = self.game.state_from_history(history[:keep], self.seed, start)
             del self.log[keep:]
             self.trees = [t for t in self.trees if t.ply < keep]
@@ -267,7 +383,7 @@ class GameSession:
         return GameRecord.from_state(self.state, list(self.seats))
 
     def humans(self) -> list[int]:
-        return [p for p, agent in enumerate(self.agents) if agent is None]
+        return [p for p, spec in enumerate(self.agent_specs) if spec is None]
 
     def default_viewer(self) -> int | None:
         """Whose view the page shows: the person's seat, the seat to move in a game between
@@ -323,23 +439,3 @@ class GameSession:
                 "movers": [player for player, _ in self.log],
                 "trees": len(self.trees),
             }
-
-
-class SessionStore:
-    """Sessions by id; the least recently touched goes when there are too many."""
-
-    def __init__(self, limit: int = MAX_SESSIONS) -> None:
-        self.limit = limit
-        self._sessions: dict[str, GameSession] = {}
-        self._lock = threading.Lock()
-
-    def add(self, session: GameSession) -> None:
-        with self._lock:
-            self._sessions[session.id] = session
-            while len(self._sessions) > self.limit:
-                oldest = min(self._sessions.values(), key=lambda s: s.touched)
-                del self._sessions[oldest.id]
-
-    def get(self, session_id: str) -> GameSession | None:
-        with self._lock:
-            return self._sessions.get(session_id)

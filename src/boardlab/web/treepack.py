@@ -178,6 +178,35 @@ def diff_flags(previous: Tree, tree: Tree, prefix: list[str] | tuple[str, ...] =
     return flags
 
 
+EXPORT_FORMATS = {"csv": "text/csv", "tree": "application/octet-stream", "png": "image/png"}
+
+
+def check_format(fmt: str) -> None:
+    if fmt not in EXPORT_FORMATS:
+        raise BoardlabError(f"unknown export format {fmt[:20]!r} (formats: {', '.join(EXPORT_FORMATS)})")
+
+
+def export_bytes(tree: Tree, fmt: str) -> tuple[bytes, str, str]:
+    """The tree as a file of format ``csv``, ``tree`` (the binary format) or ``png``:
+    ``(bytes, media type, suffix)``."""
+    import tempfile
+    from pathlib import Path
+
+    from boardlab.trees import binary, csvformat
+
+    check_format(fmt)
+    if fmt == "csv":
+        return csvformat.to_bytes(tree), EXPORT_FORMATS[fmt], "csv"
+    if fmt == "tree":
+        return binary.to_bytes(tree), EXPORT_FORMATS[fmt], "tree"
+    from boardlab.trees.render import render_png
+
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(scratch) / "tree.png"
+        render_png(tree, target)
+        return target.read_bytes(), EXPORT_FORMATS[fmt], "png"
+
+
 def hex_colour(rgb) -> str:
     return "#" + "".join(f"{int(c):02x}" for c in rgb[:3])
 

@@ -256,6 +256,11 @@ class OpenSpielGame(Game):
         self.openspiel_name = name
         self._public = None
 
+    def __reduce__(self):
+        # pickled as its parameters (worker processes, the web app's AI workers): pyspiel objects,
+        # the playout kernel and the public observer are made again on the other side
+        return (_game_from_params, (dict(self.params),))
+
     # --- description -------------------------------------------------------------
     def spec(self) -> str:
         extra = ",".join(f"{k}={_format_value(v)}" for k, v in self.params.items() if k != "name")
@@ -352,6 +357,17 @@ class OpenSpielGame(Game):
         return self._public or None
 
 
+def _game_from_params(params: dict[str, Any]) -> OpenSpielGame:
+    return OpenSpielGame(**params)
+
+
+def _state_from_history(game: OpenSpielGame, seed: int | None, history: list[int]) -> "OpenSpielState":
+    state = game.new_initial_state(seed)
+    for action in history:
+        state.apply_action(action)
+    return state
+
+
 def _mark(player: int) -> str:
     return "end" if player == TERMINAL else "chance" if player == CHANCE else str(player)
 
@@ -366,6 +382,10 @@ class OpenSpielState(State):
         self.seed = seed
         self.history = history
         self.pyspiel_state = inner
+
+    def __reduce__(self):
+        # pickled as game, seed and history (a redrawn state's history is a legal one too)
+        return (_state_from_history, (self.game, self.seed, list(self.history)))
 
     # --- protocol ------------------------------------------------------------------
     def current_player(self) -> int:

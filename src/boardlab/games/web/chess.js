@@ -49,6 +49,8 @@ export default function render(container, view, opts) {
       cell.dataset.square = name;
       if (lastMove && (lastMove.slice(0, 2) === name || lastMove.slice(2, 4) === name)) cell.classList.add("last");
       const piece = squares[r][f];
+      // the king in check, of the side to move
+      if (b.check && piece === (b.turn === "black" ? "k" : "K")) cell.classList.add("check");
       if (piece) {
         const glyph = el("span", `piece ${piece === piece.toUpperCase() ? "white" : "black"}`, GLYPHS[piece]);
         glyph.dataset.piece = piece;

@@ -1,0 +1,97 @@
+"""``boardlab experiment dicewars-tournament``: the Dice Wars course's seat-fair tournament.
+
+The work is in :mod:`boardlab.experiments.dicewars_tournament`.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from pathlib import Path
+from typing import Annotated, List, Optional
+
+import typer
+
+from boardlab.cli.app import JSON_HELP, console, err_console, print_json
+from boardlab.cli.plugin import Experiment
+
+
+def run(
+    boards: Annotated[int, typer.Option("--boards", "-n", min=1, help="Boards; each is played in every rotation of its group (K games).")] = 100,
+    players: Annotated[int, typer.Option("--players", "-k", help="Players per game (2..8).")] = 4,
+    agents: Annotated[Optional[List[str]], typer.Option(
+        "--agent", "-a", help="A bot in the pool (repeat it). Default: the course's five, dw-ste dw-sdc dw-wpm dw-template dw-rand.",
+        show_default=False)] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Tournament seed: board b is played with derive_seed(S, 'board', b).")] = 2020,
+    game: Annotated[str, typer.Option("--game", help="Game spec (e.g. dicewars:preset=web).")] = "dicewars",
+    store_path: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite); default: the arena's.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Parallel workers; default: the CPU cores.")] = None,
+    compiled_boards: Annotated[int, typer.Option("--compiled-boards", min=0, help="Also play the protocol on this many boards with the "
+                                                 "compiled twins of the bots (a large-sample estimate; 0: skip).")] = 0,
+    markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the comparison table (Markdown) to this file.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: tournament, config, games, boards, endings "
+                                           "{won, stalled, battle-limit}, bots [{agent, course_name, games, wins, win_rate, win_low, "
+                                           "win_high, cancelled, stalled, battle_limit, course_win_rate, difference, reproduced}], "
+                                           "tolerance, store, seconds, played, compiled (with --compiled-boards: boards, games, bots [{agent, games, wins, "
+                                           "win_rate, win_low, win_high, course_win_rate, difference}]), arena (the report's section: ratings, seats, endings).")] = False,
+) -> None:
+    """Play the course's tournament protocol (per board every rotation of the same bots, same dice) and compare with its result.
+
+    Resumable: the same command again plays only the games missing from the store.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from boardlab.arena.backends import default_workers
+    from boardlab.arena.store import ResultStore
+    from boardlab.core.records import write_atomic
+    from boardlab.experiments.dicewars_tournament import DEFAULT_AGENTS, configure, full_report, markdown_table
+    from boardlab.experiments.dicewars_tournament import run as play
+
+    from boardlab.core.files import check_output_file
+
+    if store_path is not None:
+        check_output_file(store_path, "--store")  # a new store's folder must exist (the default one is made)
+    if markdown is not None:
+        check_output_file(markdown, "--markdown")
+    config = configure(boards, tuple(agents) if agents else DEFAULT_AGENTS, players, seed, game)
+    if compiled_boards > 0:
+        from boardlab.experiments.dicewars_tournament import kernel_policy
+
+        for spec in config.agents:
+            kernel_policy(spec)  # every bot needs a compiled twin: say so before any game is played
+    command = "boardlab experiment dicewars-tournament " + shlex.join(
+        ["--boards", str(boards), "--players", str(players), "--seed", str(seed), "--game", game,
+         *[x for a in config.agents for x in ("--agent", a)]])
+    start = time.perf_counter()
+    with ResultStore(store_path) as store:
+        total = len(config.schedule())
+        with Progress(TextColumn(f"dicewars tournament {config.id}"), BarColumn(), MofNCompleteColumn(),
+                      TimeRemainingColumn(), console=err_console, transient=True,
+                      disable=not err_console.is_terminal) as progress:
+            task = progress.add_task("games", total=total)
+            _, played = play(config, store, workers if workers is not None else default_workers(), command,
+                             on_game=lambda update: progress.update(task, completed=update.done))
+        report = full_report(store, config)
+        report["store"] = str(store.path)
+    if compiled_boards > 0:
+        from boardlab.experiments.dicewars_tournament import compiled_estimate
+
+        report["compiled"] = compiled_estimate(compiled_boards, config.agents, players, seed, game)
+    report["seconds"] = time.perf_counter() - start
+    report["played"] = played
+    table = markdown_table(report)
+    if markdown is not None:
+        write_atomic(markdown, table + "\n")
+    if json_out:
+        print_json(report)
+        return
+    console.print(f"tournament {config.id}: {report['games']} games on {boards} boards, {played} played now; "
+                  f"endings {report['endings']}", markup=False, highlight=False, soft_wrap=True)
+    console.print(table, markup=False, highlight=False, soft_wrap=True)
+
+
+experiment = Experiment(
+    run=run,
+    summary="Dice Wars: the course's seat-fair tournament of its reference bots, compared with the course's own result",
+    game="dicewars",
+)
