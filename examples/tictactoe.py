@@ -9,6 +9,8 @@ and it plays in the browser (as text with a button per move), in duels and
 tournaments, under MCTS, and its search trees open in the viewer.
 """
 
+import numpy as np
+
 from boardlab.core.game import TERMINAL, Game, GameType, State
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -25,6 +27,9 @@ class TicTacToe(Game):
 
     def new_initial_state(self, seed=None) -> "TicTacToeState":
         return TicTacToeState(self, seed)
+
+    def observation_tensor_shape(self):
+        return (2, 3, 3)  # the observer's marks, the opponent's (for networks and PettingZoo)
 
 
 class TicTacToeState(State):
@@ -61,6 +66,10 @@ class TicTacToeState(State):
     def returns(self) -> list[float]:
         w = self.winner()
         return [0.0, 0.0] if w < 0 else [1.0 if p == w else -1.0 for p in (0, 1)]
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        cells = np.array(self.cells).reshape(3, 3)
+        return np.stack([cells == player, cells == 1 - player]).astype(np.float32)
 
     def action_to_string(self, action: int) -> str:
         return "abc"[action % 3] + str(3 - action // 3)  # a3 top left, c1 bottom right

@@ -18,6 +18,27 @@ def test_spec_parsing():
         parse_spec("random:seed=1,seed=2")
 
 
+def test_spec_parsing_with_a_positional_option_and_parentheses():
+    from boardlab.core.params import Option, format_spec, spec_name
+
+    assert parse_spec("fam:hex:board_size=7", "name") == ("fam", {"name": "hex", "board_size": "7"})
+    assert parse_spec("fam:hex", "name") == ("fam", {"name": "hex"})
+    assert parse_spec("fam:name=hex,board_size=7", "name") == ("fam", {"name": "hex", "board_size": "7"})
+    # parentheses keep their commas, colons and equals signs: a value may be a whole spec
+    assert parse_spec("fam:hex(board_size=7,swap=true)", "name") == ("fam", {"name": "hex(board_size=7,swap=true)"})
+    assert parse_spec("fam:tb:game=g(a=1,b=2),x=3", "name") == ("fam", {"name": "tb", "game": "g(a=1,b=2)", "x": "3"})
+    assert parse_spec("qnet:path=C:/models/a.pt,seed=1") == ("qnet", {"path": "C:/models/a.pt", "seed": "1"})
+    assert spec_name("fam:hex:board_size=7") == "fam"
+    with pytest.raises(SpecError, match="key=value"):
+        parse_spec("connect4:foo")  # no positional declared: as before
+    with pytest.raises(SpecError, match="unbalanced"):
+        parse_spec("fam:hex(board_size=7", "name")
+    options = {"name": Option("name", str, "tic_tac_toe", "member", positional=True), "size": Option("size", int, 11, "size")}
+    assert format_spec("fam", {"name": "tic_tac_toe", "size": 11}, options) == "fam:tic_tac_toe"  # always written
+    assert format_spec("fam", {"name": "hex", "size": 7}, options) == "fam:hex:size=7"
+    assert parse_spec("fam:hex:size=7", "name") == ("fam", {"name": "hex", "size": "7"})
+
+
 def test_agent_specs_are_checked():
     assert make_agent("random:seed=3").config["seed"] == 3
     assert make_agent("random:seed=3").spec == "random:seed=3"

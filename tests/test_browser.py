@@ -628,3 +628,19 @@ def test_dicewars_bots_step_by_step_and_a_search_tree_with_chance_nodes(page):
     page.mouse.click(box["x"] + x, box["y"] + y)
     page.wait_for_selector("#node-details[data-loaded='0']")
     assert page.locator("#node-board .dw-map").count() == 1
+
+
+def test_an_openspiel_game_is_chosen_by_name_in_the_page_and_played(page):
+    pytest.importorskip("pyspiel")
+    page.select_option("#game-select", "openspiel")
+    page.fill("#game-params input[data-param=name]", "hex(board_size=5)")
+    page.check("input[name=mode][value=human-ai]")
+    page.select_option("#agent-select", "openspiel-mcts")
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden])")
+    settled(page)
+    assert page.locator(".move-button").count() == 25  # a button per cell: no renderer, the generic board
+    assert "." in page.text_content(".board-text")
+    page.click(".move-button >> nth=12")
+    page.wait_for_function("Number(document.body.dataset.moves) >= 2 && document.body.dataset.busy === '0'")
+    assert page.locator(".move-button").count() == 23  # the person's stone and the bot's answer

@@ -10,6 +10,7 @@ import pytest
 
 from boardlab.conformance import ConformanceError, check_game
 from boardlab.core import plugins
+from boardlab.core.errors import MissingDependencyError
 from boardlab.core.registry import game_names, make
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -17,6 +18,10 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 @pytest.mark.parametrize("name", game_names())
 def test_every_registered_game_conforms(name, tmp_path):
+    try:
+        make(name)
+    except MissingDependencyError as exc:  # openspiel without OpenSpiel installed: skipped, and only then
+        pytest.skip(str(exc))
     check_game(name, examples=15, scratch=tmp_path)
 
 
@@ -76,3 +81,50 @@ def test_a_redraw_that_peeks_at_the_truth_fails_the_suite(monkeypatch):
     monkeypatch.setattr(NoThanksState, "resample", peeking)
     with pytest.raises(ConformanceError, match="no redraw ever differed"):
         check_views(make("nothanks"), games=2, per_game=3)
+
+
+def test_a_tensor_that_shows_a_hidden_card_fails_the_suite(monkeypatch):
+    from boardlab.conformance.views import check_observation_tensor
+    from boardlab.games.nothanks import LOW_CARD, STACK, NoThanksState
+
+    honest = NoThanksState.observation_tensor
+
+    def leaky(self, player):
+        tensor = honest(self, player)
+        if self.pos + 1 < STACK:
+            tensor[self.deck[self.pos + 1] - LOW_CARD] = 1.0  # the next card, marked as if face up
+        return tensor
+
+    monkeypatch.setattr(NoThanksState, "observation_tensor", leaky)
+    with pytest.raises(ConformanceError, match="tensor changes when its hidden part is redrawn"):
+        check_observation_tensor(make("nothanks"), games=1, per_game=3)
+
+
+def test_a_tensor_of_the_wrong_shape_fails_the_suite(monkeypatch):
+    from boardlab.conformance.views import check_observation_tensor
+    from boardlab.games.connect4 import ConnectFour
+
+    monkeypatch.setattr(ConnectFour, "observation_tensor_shape", lambda self: (2, self.rows, self.cols))
+    with pytest.raises(ConformanceError, match=r"has shape \(3, 6, 7\), the game declares \(2, 6, 7\)"):
+        check_observation_tensor(make("connect4"), games=1, per_game=2)
+
+
+def test_observation_tensors_are_seen_from_the_observing_seat():
+    c4 = make("connect4").state_from_moves("4453")  # X: d1 e1, O: d2 c1; X to move
+    x, o = c4.observation_tensor(0), c4.observation_tensor(1)
+    assert x[0, 5, 3] == x[0, 5, 4] == 1 and x[1, 4, 3] == x[1, 5, 2] == 1 and x[:2].sum() == 4
+    assert (o[0] == x[1]).all() and (o[1] == x[0]).all()
+    assert x[2].min() == 1 and o[2].max() == 0  # X's turn
+
+    kalah = make("mancala").state_from_moves("c")  # South sows c into d e f and its store: South again
+    south, north = kalah.observation_tensor(0) * 48, kalah.observation_tensor(1) * 48
+    assert south[:7].tolist() == [4, 4, 0, 5, 5, 5, 1] and south[7:14].tolist() == [4] * 6 + [0]
+    assert north[:7].tolist() == [4] * 6 + [0] and north[7:14].tolist() == [4, 4, 0, 5, 5, 5, 1]
+    assert kalah.observation_tensor(0)[-1] == 1 and kalah.observation_tensor(1)[-1] == 0
+
+    board = make("chess").state_from_moves("e4 d5 exd5 c5")  # White may take en passant on c6
+    white, black = board.observation_tensor(0), board.observation_tensor(1)
+    assert white[0, 4, 3] == 1 and white[0, 1, 4] == 0  # White's pawn on d5 (rank 5 = row 4), e2 empty
+    assert black[6, 3, 3] == 1  # the same pawn, seen by Black: rank 5 is Black's row 3
+    assert white[17, 5, 2] == 1 and black[17, 2, 2] == 1 and white[17].sum() == 1  # c6
+    assert white[12].min() == 1 and black[12].max() == 0

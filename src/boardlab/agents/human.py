@@ -21,8 +21,7 @@ class HumanAgent(Agent):
 
     def step(self, state: State) -> int:
         legal = ", ".join(state.action_to_string(a) for a in state.legal_actions())
-        # in a game with hidden information the person sees what their seat may see (their cards)
-        self.say(state.observation(state.current_player())["text"] if state.game.has_hidden_information else str(state))
+        self.say(state.observation(state.current_player())["text"])  # what this seat may see (its own cards too)
         while True:
             try:
                 text = self.ask(f"your move ({legal}; q to quit): ")

@@ -21,8 +21,7 @@ from boardlab.arena.store import GameResult, ResultStore
 from boardlab.arena.worker import Job
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
-from boardlab.core.registry import game_class, make
-from boardlab.core.params import parse_spec
+from boardlab.core.registry import game_class, make, parse_game_spec
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ def game_for_players(game_spec: str, players: int | None) -> Game:
     Games with a ``players`` parameter get ``players=K``; games without one
     play only their fixed number of players.
     """
-    name, raw = parse_spec(game_spec)
+    name, raw = parse_game_spec(game_spec)
     cls = game_class(name)
     if players is None:
         return make(game_spec)

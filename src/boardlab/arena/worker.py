@@ -35,9 +35,9 @@ class Job:
     @classmethod
     def for_specs(cls, game: str, agents: Sequence[str], compiled: bool = True) -> "Job":
         """A job carrying the registry entries its game and agents are made from."""
-        from boardlab.core.params import parse_spec
+        from boardlab.core.params import parse_spec, spec_name
 
-        game_name = parse_spec(game)[0]
+        game_name = spec_name(game)
         agent_names = sorted({parse_spec(spec)[0] for spec in agents})
         return cls(
             game=game,

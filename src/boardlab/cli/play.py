@@ -40,7 +40,10 @@ def play(
         # the person sees the board when asked; report the other seats' moves
         if player != seat - 1:
             who = "chance" if player < 0 else seats[player].spec
-            console.print(f"{who} plays {state.action_to_string(action)}\n")
+            if state.game.has_hidden_information:  # a card dealt or a hidden move: the person's view shows what is theirs
+                console.print(f"{who} moved\n")
+            else:
+                console.print(f"{who} plays {state.action_to_string(action)}\n")
 
     try:
         result = play_game(the_game, seats, seed, on_move=show)

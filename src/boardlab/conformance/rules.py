@@ -29,6 +29,11 @@ def check_declaration(game: Game) -> None:
         expect(not values or len(values) >= declared.max_players, game, "declaration",
                f"{field} names {len(values)} seats; the game seats up to {declared.max_players}")
     expect(game.spec() and "]" not in game.spec(), game, "declaration", f"spec {game.spec()!r} cannot name the game in a tree file")
+    shape = game.observation_tensor_shape()
+    expect(shape is None or (len(shape) > 0 and all(isinstance(n, int) and n > 0 for n in shape)), game, "declaration",
+           f"observation_tensor_shape() {shape!r} must be None or a tuple of positive integers")
+    low, high = game.observation_tensor_bounds()
+    expect(low < high, game, "declaration", f"observation_tensor_bounds() {low, high} is not a range")
     default = game.default_evaluator()
     if default is not None:
         from boardlab.agents.evaluators import evaluator_for

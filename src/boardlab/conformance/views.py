@@ -54,8 +54,10 @@ def check_seat(state: State, seat: int) -> bool:
                f"seat {seat} sees something else after its hidden part is redrawn: the observation shows hidden information")
         expect(draw.information_state_string(seat) == known, state, "information state",
                f"seat {seat}'s information state changes when the hidden part is redrawn")
-        expect(draw.current_player() == state.current_player() and draw.history == state.history,
-               state, "resample", "a redraw must keep the player to move and the history")
+        expect(draw.current_player() == state.current_player() and len(draw.history) == len(state.history),
+               state, "resample", "a redraw must keep the player to move and the number of moves")
+        if not state.game.game_type.has_chance:  # with chance nodes, a redraw deals other (hidden) outcomes
+            expect(draw.history == state.history, state, "resample", "a redraw must keep the history")
         if state.current_player() == seat:
             expect(sorted(draw.legal_actions()) == sorted(state.legal_actions()), state, "resample",
                    f"seat {seat}, to move, has other legal actions after a redraw")
@@ -67,3 +69,34 @@ def check_seat(state: State, seat: int) -> bool:
         expect(future(state.resample(seat, np.random.default_rng(k)), k) == future(other.resample(seat, np.random.default_rng(k)), k),
                state, "resample", f"a redraw for seat {seat} depends on more than what the seat has seen")
     return differs
+
+
+def check_observation_tensor(game: Game, games: int = 4, per_game: int = 8) -> None:
+    """When the game offers an observation tensor: at states along random games (chance nodes and
+    the end included), every seat's tensor has the declared shape, is float32, finite and within
+    the declared bounds, and stays the same when that seat's hidden part is redrawn; and the
+    tensors do change along a game (a constant tensor tells a network nothing)."""
+    shape = game.observation_tensor_shape()
+    if shape is None:
+        return
+    shape = tuple(shape)
+    low, high = game.observation_tensor_bounds()
+    seen: set[bytes] = set()
+    for seed in range(games):
+        for state in sampled_states(game, 2000 + seed, per_game):
+            for seat in range(game.num_players()):
+                tensor = state.observation_tensor(seat)
+                expect(isinstance(tensor, np.ndarray) and tensor.dtype == np.float32, state, "observation tensor",
+                       f"seat {seat}'s tensor must be a float32 numpy array, not {type(tensor).__name__} "
+                       f"{getattr(tensor, 'dtype', '')}")
+                expect(tensor.shape == shape, state, "observation tensor",
+                       f"seat {seat}'s tensor has shape {tensor.shape}, the game declares {shape}")
+                expect(bool(np.all(np.isfinite(tensor))), state, "observation tensor", f"seat {seat}'s tensor is not finite")
+                expect(bool(np.all((tensor >= low) & (tensor <= high))), state, "observation tensor",
+                       f"seat {seat}'s tensor leaves the declared bounds [{low}, {high}]: {tensor.min()}..{tensor.max()}")
+                for k in range(2):
+                    draw = state.resample(seat, np.random.default_rng(k))
+                    expect(np.array_equal(draw.observation_tensor(seat), tensor), state, "observation tensor",
+                           f"seat {seat}'s tensor changes when its hidden part is redrawn: it shows hidden information")
+                seen.add(tensor.tobytes())
+    expect(len(seen) > 1, game, "observation tensor", "every tensor along random games is the same")

@@ -19,3 +19,23 @@ class IllegalActionError(BoardlabError, ValueError):
 
 class FormatError(BoardlabError, ValueError):
     """A malformed file: the message names the file and the byte offset or line."""
+
+
+class MissingDependencyError(BoardlabError, ImportError):
+    """An optional package (an extra such as ``boardlab[openspiel]``) is needed and not installed."""
+
+    def __init__(self, package: str, extra: str | None, purpose: str, install: str | None = None) -> None:
+        install = install or f"pip install 'boardlab[{extra}]'"
+        super().__init__(f"{purpose}: {package} is not installed ({install})")
+        self.package = package
+        self.extra = extra
+
+
+def require(module: str, package: str, extra: str, purpose: str):
+    """Import ``module`` or raise :class:`MissingDependencyError` naming the extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(package, extra, purpose) from None

@@ -20,16 +20,18 @@ history; that is what game records store.
 
 Per-player views: :meth:`State.observation` is what one seat may see, JSON
 ready; :meth:`State.information_state_string` the same as one string;
+:meth:`State.observation_tensor` the same as numbers, for networks (when the
+game offers one: :meth:`Game.observation_tensor_shape`);
 :meth:`State.resample` deals a full state consistent with what a seat has
-seen, for determinised search. In a game of perfect information all three are
-the full state.
+seen, for determinised search. In a game of perfect information all but the
+tensor are the full state.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -193,6 +195,30 @@ class Game:
         forces random playouts), or None for random playouts."""
         return None
 
+    def observation_tensor_shape(self) -> tuple[int, ...] | None:
+        """The shape of :meth:`State.observation_tensor`, or None: the game offers no tensor
+        (the default; there is no generic one, since only the game knows what a seat may
+        see and how a board is laid out). PettingZoo environments and networks need one.
+
+        The convention of boardlab's games: a board is channel-first planes
+        ``(channels, rows, cols)`` seen from the perspective of the seat that
+        observes (its own pieces in the first planes, the board turned so that
+        its side is at the bottom where that matters, a plane or entry that says
+        whether it is that seat's turn); a game without a grid gives a flat
+        vector. Values lie within :meth:`observation_tensor_bounds`. Each game's
+        docstring says its layout.
+        """
+        return None
+
+    def observation_tensor_bounds(self) -> tuple[float, float]:
+        """The lowest and highest value an observation tensor may hold (boardlab's games: 0 and 1)."""
+        return (0.0, 1.0)
+
+    def openspiel_twin(self) -> "OpenSpielTwin | None":
+        """The same game in OpenSpiel, when its rules agree move for move (see :class:`OpenSpielTwin`),
+        so that OpenSpiel's bots can play it natively and tests can cross-check the rules; None by default."""
+        return None
+
     # --- states ----------------------------------------------------------------
     def new_initial_state(self, seed: int | None = None) -> "State":
         raise NotImplementedError
@@ -341,6 +367,15 @@ class State:
         by default the returns."""
         return [float(r) for r in self.returns()]
 
+    def observation_tensor(self, player: int) -> np.ndarray:
+        """What ``player`` may see, as a float32 array of shape ``game.observation_tensor_shape()``
+        (see there for the conventions). Like :meth:`observation`, it shows nothing hidden
+        from that seat: it stays the same under ``self.resample(player, rng)``. Defined at
+        every state, chance nodes and finished games included."""
+        raise BoardlabError(
+            f"game {self.game.spec()} offers no observation tensor (its Game.observation_tensor_shape() is None)"
+        )
+
     def end_reason(self) -> str | None:
         """How a finished game ended, as one word the arena counts (None while it goes on).
 
@@ -458,3 +493,33 @@ class State:
             return IllegalActionError(f"the game is over; action {action} cannot be played")
         legal = ", ".join(self.action_to_string(a) for a in self.legal_actions())
         return IllegalActionError(f"action {action} is not legal here (legal: {legal})")
+
+
+@dataclass(frozen=True)
+class OpenSpielTwin:
+    """How a boardlab game maps onto an OpenSpiel game with the same rules (``Game.openspiel_twin``).
+
+    The adapter in :mod:`boardlab.adapters.openspiel` loads ``pyspiel.load_game(game)``,
+    starts it from ``new_initial_state(start(initial))`` (or ``new_initial_state()``
+    when that is None) and replays a boardlab history there, translating each
+    action; so OpenSpiel's own bots can play the boardlab game at native speed,
+    and the tests can compare both rule sets move for move. The callables take
+    the boardlab state (before the move), the action, and the OpenSpiel state in
+    the same position; a game's module holds them, the adapter names no game.
+
+    ``seats[p]`` is OpenSpiel's number of boardlab's seat ``p`` (chess: OpenSpiel
+    numbers Black 0 and White 1); ``start(initial)`` raises BoardlabError for a
+    start OpenSpiel cannot take (a set-up board). ``differences`` says, for
+    people, where the rule sets part (chess: the draw rules), and
+    ``diverged(state, twin_state)`` whether two states in the same position have
+    reached such a point (the twin's game ended where boardlab's goes on, or the
+    other way round): the adapter then stops using the twin for that game.
+    """
+
+    game: str
+    to_openspiel: Callable[[State, int, Any], int]
+    from_openspiel: Callable[[State, int, Any], int]
+    start: Callable[[State], str | None] = lambda initial: None
+    seats: tuple[int, ...] = (0, 1)
+    differences: str = ""
+    diverged: Callable[[State, Any], bool] = lambda state, twin_state: False

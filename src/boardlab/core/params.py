@@ -3,6 +3,14 @@
 Games and agents declare their options as :class:`Option` tuples; this module
 turns user text into checked Python values so that every wrong key or value is
 reported with the name of the thing it was meant for.
+
+The grammar: ``name``, then optionally ``:`` and ``key=value`` pairs separated
+by commas. A thing that declares one *positional* option (a family of games
+such as ``openspiel``, whose first option says which member) takes its value
+right after the name, then the pairs after another ``:``:
+``openspiel:hex:board_size=7``. Commas and colons inside parentheses belong to
+the value (``game=goofspiel(num_cards=4,players=2)``), so a value may itself
+be a parenthesised spec.
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ class Option:
     check: Callable[[Any], str | None] | None = None  # returns an error text or None
     #: a float option must be a finite number (``inf``, ``nan``, ``1e999`` are refused) unless this is False
     finite: bool = True
+    #: written right after the name (``openspiel:hex``) rather than as ``key=value``; at most one per owner
+    positional: bool = False
 
     def describe(self) -> str:
         return f"{self.name}={self.default!r} ({self.type.__name__}): {self.help}"
@@ -67,6 +77,11 @@ def _convert(text: Any, option: Option, owner: str) -> Any:
     return value
 
 
+def positional_option(options: Mapping[str, Option]) -> str | None:
+    """The name of the positional option among ``options``, or None."""
+    return next((name for name, opt in options.items() if opt.positional), None)
+
+
 def resolve_options(
     owner: str, options: Mapping[str, Option], given: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -81,18 +96,51 @@ def resolve_options(
     return values
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``name:key=value,key=value`` into the name and a dict of raw strings."""
-    spec = spec.strip()
-    if not spec:
-        raise SpecError("empty specification")
-    name, _, rest = spec.partition(":")
-    name = name.strip()
+def _split_top(text: str, separators: str) -> list[str]:
+    """Split ``text`` at the ``separators`` that are not inside parentheses."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char in separators and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return parts
+
+
+def spec_name(spec: str) -> str:
+    """The name a spec starts with (``openspiel`` of ``openspiel:hex:board_size=7``)."""
+    name = spec.strip().partition(":")[0].strip()
     if not name:
-        raise SpecError(f"specification {spec!r} has no name before ':'")
+        raise SpecError(f"specification {spec!r} has no name before ':'" if spec.strip() else "empty specification")
+    return name
+
+
+def parse_spec(spec: str, positional: str | None = None) -> tuple[str, dict[str, str]]:
+    """Split ``name:key=value,key=value`` into the name and a dict of raw strings.
+
+    With ``positional`` (the name of the owner's positional option), a first
+    value without ``=`` is that option's: ``openspiel:hex:board_size=7`` gives
+    ``("openspiel", {"name": "hex", "board_size": "7"})``.
+    """
+    spec = spec.strip()
+    name = spec_name(spec)
+    rest = spec.partition(":")[2]
     raw: dict[str, str] = {}
+    if _depth_problem(rest):
+        raise SpecError(f"specification {spec!r}: unbalanced parentheses")
+    if positional is not None and rest.strip():
+        head, *tail = _split_top(rest, ":,")
+        if len(_split_top(head, "=")) == 1:  # no '=' outside parentheses: the positional value
+            if not head.strip():
+                raise SpecError(f"specification {spec!r}: no {positional} after {name + ':'!r}")
+            raw[positional] = head.strip()
+            rest = rest[len(head) + 1:] if tail else ""
     if rest.strip():
-        for part in rest.split(","):
+        for part in _split_top(rest, ","):
             key, eq, value = part.partition("=")
             key = key.strip()
             if not eq or not key:
@@ -103,13 +151,23 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, raw
 
 
+def _depth_problem(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            return True
+    return depth != 0
+
+
 def format_spec(name: str, values: Mapping[str, Any], options: Mapping[str, Option]) -> str:
     """The spec string that makes the same thing again: ``name`` and the values that differ from
     their defaults (``connect4:rows=5``, ``mcts:iterations=2000``); :func:`parse_spec` reads it back."""
-    changed = {k: v for k, v in values.items() if v != options[k].default}
+    head = name + "".join(f":{values[k]}" for k, opt in options.items() if opt.positional)
+    changed = {k: v for k, v in values.items() if v != options[k].default and not options[k].positional}
     if not changed:
-        return name
-    return name + ":" + ",".join(f"{k}={v}" for k, v in changed.items())
+        return head
+    return head + ":" + ",".join(f"{k}={v}" for k, v in changed.items())
 
 
 def positive(value: Any) -> str | None:

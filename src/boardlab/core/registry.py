@@ -13,7 +13,7 @@ from typing import Any
 
 from boardlab.core.errors import SpecError
 from boardlab.core.game import Game
-from boardlab.core.params import parse_spec
+from boardlab.core.params import parse_spec, positional_option, spec_name
 from boardlab.core.plugins import games as _games
 
 
@@ -39,12 +39,19 @@ def game_class(name: str) -> type[Game]:
     return cls
 
 
-def make(name: str, **params: Any) -> Game:
+def parse_game_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``(name, raw options)`` of a game spec, the positional option of a game family
+    included (``openspiel:hex:board_size=7``)."""
+    cls = game_class(spec_name(spec))
+    return parse_spec(spec, positional_option(cls.parameters))
+
+
+def make(name: str, /, **params: Any) -> Game:
     """Make a game by name: ``make("connect4", rows=6, cols=7, k=4)``.
 
-    ``name`` may also be a full spec, ``"connect4:rows=5,cols=6"``.
+    ``name`` may also be a full spec, ``"connect4:rows=5,cols=6"`` or ``"openspiel:hex:board_size=7"``.
     """
-    base, raw = parse_spec(name)
+    base, raw = parse_game_spec(name)
     overlap = set(raw) & set(params)
     if overlap:
         raise SpecError(f"game {base!r}: option {sorted(overlap)[0]!r} given twice")

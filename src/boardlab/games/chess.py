@@ -32,6 +32,23 @@ or UCI (``g1f3``; ``e7e8`` promotes to a queen). A position's notation is its
 FEN, which says whose move it is; a FEN cannot tell a repetition, so a
 position read back from one knows every ending but fivefold repetition.
 
+Observation tensor (:meth:`ChessState.observation_tensor`): float32 planes
+``(21, 8, 8)`` seen by the observing seat, AlphaZero's way: the board turned
+so that the seat's own first rank is row 0 (Black's view is mirrored rank-wise,
+files stay a..h as columns 0..7). Planes 0-5 its own pawns, knights, bishops,
+rooks, queens, king; 6-11 the opponent's; 12 all ones when it is that seat's
+turn; 13-14 its castling rights (king side, queen side), 15-16 the opponent's;
+17 the en-passant target square when an en-passant capture is legal; 18 the
+halfmove clock / 150 (the 75-move rule); 19 the plies played / ``max_moves``;
+20 all ones when the position has occurred before (repetition).
+
+OpenSpiel twin: ``chess`` (from the same FEN; OpenSpiel numbers Black 0 and
+White 1, so its seats are swapped). The move rules agree; the draw
+rules differ: OpenSpiel ends a game at the third repetition and after 50
+moves without a capture or pawn move, boardlab at the fifth, after 75, and
+at ``max_moves``; :attr:`OpenSpielTwin.differences` says so and the agreement
+tests stop a game there.
+
 The wrapper stays cheap by generating legal moves once per position (the
 list serves :meth:`ChessState.legal_actions`, :meth:`ChessState.apply_action`
 and the end-of-game test), testing for repetition only when 16 plies or more
@@ -46,10 +63,11 @@ import math
 from typing import Any
 
 import chess
+import numpy as np
 
 from boardlab.core.errors import BoardlabError, IllegalActionError
 from boardlab.core.evaluation import Evaluator
-from boardlab.core.game import TERMINAL, Game, GameType, State
+from boardlab.core.game import TERMINAL, Game, GameType, OpenSpielTwin, State
 from boardlab.core.params import Option
 
 NUM_ACTIONS = 64 * 64 + 16 * 3 * 3
@@ -137,6 +155,32 @@ class Chess(Game):
     def new_initial_state(self, seed: int | None = None) -> "ChessState":
         return ChessState(self, seed, self._start.copy(), None)
 
+    def observation_tensor_shape(self) -> tuple[int, int, int]:
+        return (21, 8, 8)
+
+    def openspiel_twin(self) -> OpenSpielTwin:
+        """OpenSpiel's ``chess`` from the same position; moves are translated through UCI and SAN."""
+
+        def to_openspiel(state: "ChessState", action: int, twin_state: Any) -> int:
+            return twin_state.parse_move_to_action(state.action_to_move(action).uci())
+
+        def from_openspiel(state: "ChessState", action: int, twin_state: Any) -> int:
+            return state.string_to_action(twin_state.action_to_string(action))
+
+        def start(initial: "ChessState") -> str | None:
+            fen = initial.board.fen()
+            return None if fen == chess.STARTING_FEN else fen
+
+        def diverged(state: "ChessState", twin_state: Any) -> bool:
+            return bool(twin_state.is_terminal()) != state.is_terminal()
+
+        return OpenSpielTwin(
+            "chess", to_openspiel, from_openspiel, start, seats=(1, 0),  # OpenSpiel's player 0 is Black
+            differences="draw rules: OpenSpiel ends a game at the third repetition and after 50 moves without "
+            "a capture or pawn move; boardlab at the fifth repetition, after 75 moves, and at max_moves plies",
+            diverged=diverged,
+        )
+
     def state_from_fen(self, fen: str) -> "ChessState":
         """A position of its own (no history) from FEN; its move number counts towards ``max_moves``."""
         problem = _valid_fen(fen)
@@ -153,6 +197,18 @@ class Chess(Game):
     def default_evaluator(self) -> str | None:
         # random playouts to the end of a chess game say almost nothing (most are drawn by length)
         return "chess_material"
+
+
+#: 1 << square for every square, for building planes from python-chess's bitboards
+_SQUARE_BITS = np.array([1 << sq for sq in range(64)], dtype=np.uint64)
+_PIECE_MASKS = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
+
+
+def _plane(mask: int, flip: bool) -> np.ndarray:
+    """The squares of a bitboard as an 8x8 plane, rank 1 in row 0 (rank 8 when ``flip``)."""
+    plane = (_SQUARE_BITS & np.uint64(mask)) != 0
+    plane = plane.reshape(8, 8)
+    return plane[::-1] if flip else plane
 
 
 def _plies(board: chess.Board, start: chess.Board) -> int:
@@ -325,6 +381,30 @@ class ChessState(State):
 
     def action_info(self, action: int) -> dict[str, Any]:
         return {"uci": self.action_to_move(action).uci()}
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        board = self.board
+        flip = player == 1
+        own, other = board.occupied_co[chess.WHITE if player == 0 else chess.BLACK], board.occupied_co[chess.BLACK if player == 0 else chess.WHITE]
+        out = np.zeros((21, 8, 8), dtype=np.float32)
+        for index, name in enumerate(_PIECE_MASKS):
+            mask = getattr(board, name)
+            out[index] = _plane(mask & own, flip)
+            out[6 + index] = _plane(mask & other, flip)
+        if not self.is_terminal() and (0 if board.turn else 1) == player:
+            out[12] = 1.0
+        mine, theirs = (chess.WHITE, chess.BLACK) if player == 0 else (chess.BLACK, chess.WHITE)
+        for plane, color, side in ((13, mine, board.has_kingside_castling_rights), (14, mine, board.has_queenside_castling_rights),
+                                   (15, theirs, board.has_kingside_castling_rights), (16, theirs, board.has_queenside_castling_rights)):
+            if side(color):
+                out[plane] = 1.0
+        if board.ep_square is not None and board.has_legal_en_passant():
+            out[17] = _plane(1 << board.ep_square, flip)
+        out[18] = min(board.halfmove_clock, 150) / 150.0
+        out[19] = min(_plies(board, self.game._start), self.game.max_moves) / self.game.max_moves
+        if board.is_repetition(2):
+            out[20] = 1.0
+        return out
 
     def observation(self, player: int | None = None) -> dict[str, Any]:
         board = self.board

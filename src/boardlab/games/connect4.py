@@ -14,6 +14,14 @@ board, one digit per move (``"4453"``, Pons' notation; comma separated on
 boards wider than 9 columns), which also says whose turn it is. A position
 set up without history is written as its rows, top first, joined by ``/``,
 then the side to move: ``"......./......./......./......./......./...X... O"``.
+
+Observation tensor (:meth:`ConnectFourState.observation_tensor`): float32
+planes ``(3, rows, cols)`` seen by the observing seat, row 0 the top row as
+printed: plane 0 its own stones, plane 1 the opponent's, plane 2 all ones when
+it is that seat's turn (zeros otherwise and once the game is over).
+
+OpenSpiel twin: ``connect_four(rows, columns, x_in_row)``, same actions (the
+column), same results; tests/test_openspiel_agreement.py plays both side by side.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
-from boardlab.core.game import TERMINAL, UNKNOWN_PLAYER, Game, GameType, State
+from boardlab.core.game import TERMINAL, UNKNOWN_PLAYER, Game, GameType, OpenSpielTwin, State
 from boardlab.core.params import Option
 
 MAX_BITS = 64
@@ -86,6 +94,10 @@ class ConnectFour(Game):
         # legal columns depend only on which columns are full: one list per top-row pattern
         self.top_row = sum(self.top)
         self._legal_by_full: dict[int, list[int]] = {}
+        #: bit of each cell in tensor order (row 0 the top row), for observation tensors
+        self._cell_bits = np.array(
+            [[1 << (c * self.height + r) for c in range(self.cols)] for r in reversed(range(self.rows))], dtype=np.uint64
+        )
 
     def _has_won_two_steps(self, board: int) -> bool:
         for a, b in self._win_steps:
@@ -111,6 +123,20 @@ class ConnectFour(Game):
 
     def new_initial_state(self, seed: int | None = None) -> "ConnectFourState":
         return ConnectFourState(self, seed)
+
+    def observation_tensor_shape(self) -> tuple[int, int, int]:
+        return (3, self.rows, self.cols)
+
+    def openspiel_twin(self) -> OpenSpielTwin:
+        """OpenSpiel's ``connect_four`` with this board: the same columns as actions."""
+        same = lambda state, action, twin_state: action  # noqa: E731
+
+        def start(initial: "ConnectFourState") -> None:
+            if initial.start is not None:
+                raise BoardlabError("OpenSpiel's connect_four cannot start from a set-up position")
+            return None
+
+        return OpenSpielTwin(f"connect_four(columns={self.cols},rows={self.rows},x_in_row={self.k})", same, same, start)
 
     def playout_kernel(self):
         """The compiled random-playout kernel of this board size (``playout_returns(state, rng)``),
@@ -377,6 +403,15 @@ class ConnectFourState(State):
             labels = [str(a + 1) for a in self.history]
             return ("" if self.game.cols <= 9 else ",").join(labels)
         return self._grid_notation(self.boards[0], self.boards[1], self.player)
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        bits = self.game._cell_bits
+        out = np.zeros((3, self.game.rows, self.game.cols), dtype=np.float32)
+        out[0] = (bits & np.uint64(self.boards[player])) != 0
+        out[1] = (bits & np.uint64(self.boards[1 - player])) != 0
+        if not self.over and self.player == player:
+            out[2] = 1.0
+        return out
 
     def observation(self, player: int | None = None) -> dict[str, Any]:
         return {"to_move": self.current_player(), "text": str(self), "board": self.grid(), "result": self.result()}

@@ -30,6 +30,17 @@ letter: South's pits are ``a b c ...`` left to right (seen from South),
 North's ``A B C ...`` left to right seen from North (so North's ``A`` lies
 opposite South's last pit). :meth:`MancalaState.string_to_action` accepts
 the mover's letter in either case or the pit number ``1..pits``.
+
+Observation tensor (:meth:`MancalaState.observation_tensor`): a float32
+vector of ``2 * pits + 3`` entries seen by the observing seat: its own pits
+from its left, its store, the opponent's pits from the opponent's left, the
+opponent's store, each as a share of all seeds on the board, then 1 when it is
+that seat's turn (0 otherwise and once the game is over; a seat may move twice
+in a row, so the turn is not implied by the board).
+
+OpenSpiel twin: ``mancala`` (Kalah(6,4) with the common capture rule, which is
+OpenSpiel's only variant), whose actions are board indices: South's pit ``a``
+is action ``a + 1``, North's ``a + pits + 2``.
 """
 
 from __future__ import annotations
@@ -38,9 +49,11 @@ import math
 import string
 from typing import Any, Sequence
 
+import numpy as np
+
 from boardlab.core.errors import BoardlabError, IllegalActionError
 from boardlab.core.evaluation import Evaluator
-from boardlab.core.game import TERMINAL, Game, GameType, State
+from boardlab.core.game import TERMINAL, Game, GameType, OpenSpielTwin, State
 from boardlab.core.params import Option
 
 PLAYER_NAMES = ("South", "North")
@@ -155,6 +168,28 @@ class Mancala(Game):
         if (side == "-") != state.over:
             raise BoardlabError(f"position {text!r}: '-' marks a finished game, and only a finished one")
         return state
+
+    def observation_tensor_shape(self) -> tuple[int]:
+        return (2 * self.pits + 3,)
+
+    def openspiel_twin(self) -> OpenSpielTwin | None:
+        """OpenSpiel's ``mancala`` for Kalah(6,4) with the common capture rule; None for other boards."""
+        if (self.pits, self.seeds, self.empty_capture) != (6, 4, False):
+            return None
+        pits = self.pits
+
+        def to_openspiel(state: "MancalaState", action: int, twin_state: Any) -> int:
+            return action + 1 if state.player == 0 else action + pits + 2
+
+        def from_openspiel(state: "MancalaState", action: int, twin_state: Any) -> int:
+            return action - 1 if state.player == 0 else action - pits - 2
+
+        def start(initial: "MancalaState") -> None:
+            if initial.start is not None:
+                raise BoardlabError("OpenSpiel's mancala cannot start from a set-up position")
+            return None
+
+        return OpenSpielTwin("mancala", to_openspiel, from_openspiel, start)
 
     def player_of_notation(self, text: str) -> int:
         side = text.strip()[-1:]
@@ -352,6 +387,15 @@ class MancalaState(State):
 
     def notation(self) -> str:
         return self._notation(self.board, self.player, self.over)
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        pits = self.game.pits
+        board = self.board
+        own, other = (0, pits + 1) if player == 0 else (pits + 1, 0)
+        counts = board[own: own + pits + 1] + board[other: other + pits + 1] + [0]
+        out = np.array(counts, dtype=np.float32) / max(1, sum(board))
+        out[-1] = 1.0 if not self.over and self.player == player else 0.0
+        return out
 
     def observation(self, player: int | None = None) -> dict[str, Any]:
         return {

@@ -34,6 +34,15 @@ Project conventions, each a decision the rules leave open:
   (1/k each for k tied winners), everyone else gets 0, so returns sum to 1.
   :meth:`NoThanksState.scores` gives the rule scores themselves.
 * Player 0 (shown to people as "Player 1") turns the first card and moves first.
+
+Observation tensor (:meth:`NoThanksState.observation_tensor`): a float32
+vector of ``35 + 35 * players`` entries, the public table (what
+``observation`` shows, so the same for every seat but for the order), seen
+from the observing seat: the face-up card one-hot over the 33 cards (all zero
+at the end), the chips on it and the face-down cards left as shares (of all
+chips in the game; of 24), then for each seat in turn order starting with the
+observer its cards (33 ones and zeros) and its chips as a share, and last
+the seat to move one-hot in the same order (all zero at the end).
 """
 
 from __future__ import annotations
@@ -140,6 +149,9 @@ class NoThanks(Game):
         if not head.startswith("to_move="):
             raise BoardlabError(f"{text[:40]!r} is not a No Thanks! position (it starts with to_move=)")
         return int(head[len("to_move="):])
+
+    def observation_tensor_shape(self) -> tuple[int]:
+        return (35 + 35 * self.players,)
 
     def new_initial_state(self, seed: int | None = None) -> "NoThanksState":
         if seed is None:
@@ -295,6 +307,27 @@ class NoThanksState(State):
         other.removed = sorted(unseen[below:])
         other.seed = None
         return other
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        players = self.game.players
+        total = float(self.game.chips * players)
+        out = np.zeros(35 + 35 * players, dtype=np.float32)
+        card = self.card()
+        if card is not None:
+            out[card - LOW_CARD] = 1.0
+        out[33] = self.pot / total
+        out[34] = self.stack_left() / (STACK - 1)
+        for k in range(players):
+            seat = (player + k) % players
+            base = 35 + 34 * k
+            hand = self.hands[seat]
+            for v in ALL_CARDS:
+                if hand >> v & 1:
+                    out[base + v - LOW_CARD] = 1.0
+            out[base + 33] = self.chips[seat] / total
+        if not self.is_terminal():
+            out[35 + 34 * players + (self.player - player) % players] = 1.0
+        return out
 
     def result(self) -> str:
         if not self.is_terminal():
