@@ -291,3 +291,19 @@ def test_games_and_states_pickle_for_worker_processes():
         assert again.game == game and again.history == state.history and again.notation() == state.notation()
         drawn = state.resample(0, np.random.default_rng(3)) if game.has_hidden_information else state
         assert pickle.loads(pickle.dumps(drawn)).history == drawn.history
+
+
+def test_the_web_server_caps_openspiel_bots_without_turning_iterations_into_a_time():
+    # OpenSpiel's C++ bots search for max_time whatever max_simulations says: the server's usual
+    # "iterations, and the time limit as well" would make every move take the server's whole limit
+    from boardlab.web.limits import ServerLimits, server_caps
+
+    limits = ServerLimits()
+    assert server_caps("mcts", {"iterations": 1000, "time": None}, limits)["time"] == limits.max_ai_seconds
+    for name in ("openspiel-mcts", "openspiel-ismcts"):
+        assert "time" not in server_caps(name, make_agent(name).config, limits)
+    game = make("openspiel:tic_tac_toe")
+    agent = make_agent("openspiel-mcts:iterations=50", game)
+    agent.reset(game, 0, seed=1)
+    state = game.new_initial_state()
+    assert agent.step(state) in state.legal_actions()

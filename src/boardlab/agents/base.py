@@ -39,6 +39,9 @@ class Agent:
     interactive: ClassVar[bool] = False
     #: whether it searches a tree it can hand back (``last_search``, :meth:`last_tree`)
     searches: ClassVar[bool] = False
+    #: whether ``time`` and ``iterations`` bound one search together (whichever ends first);
+    #: False where ``time``, when given, replaces ``iterations`` (the web server then adds no time cap)
+    time_with_iterations: ClassVar[bool] = True
 
     def __init__(self, **options: Any) -> None:
         self.config = resolve_options(f"agent {self.name!r}", self.options, options)

@@ -204,11 +204,14 @@ def number(value: float) -> str:
 
 def server_caps(name: str, config: Mapping[str, Any], limits: ServerLimits) -> dict[str, Any]:
     """Options the worker adds so that a search stays within the limits when the request set none."""
-    declared = agent_class(name).options
+    cls = agent_class(name)
+    declared = cls.options
     caps: dict[str, Any] = {}
     # a search bounded by iterations only is bounded by time too ("whichever ends first");
-    # with neither, the agent's own default budget applies (mcts: 1000 iterations)
-    if "time" in declared and config.get("time") is None and config.get("iterations") is not None:
+    # with neither, the agent's own default budget applies (mcts: 1000 iterations). Where a
+    # time replaces the iterations, the pool's wall clock and memory cap bound the search instead.
+    if (cls.time_with_iterations and "time" in declared and config.get("time") is None
+            and config.get("iterations") is not None):
         caps["time"] = float(limits.max_ai_seconds)
     if "max_nodes" in declared and config.get("max_nodes") is None:
         caps["max_nodes"] = int(limits.max_tree_nodes)

@@ -234,9 +234,11 @@ class OpenSpielMCTSAgent(OpenSpielAgent):
     name = "openspiel-mcts"
     summary = "OpenSpiel's MCTSBot (UCT, random rollouts; C++ on OpenSpiel games and twins, else its Python version)"
     perfect_information_only = True
+    time_with_iterations = False  # OpenSpiel's C++ MCTSBot searches for max_time whatever max_simulations says
     options = {
         "iterations": Option("iterations", int, 1000, "simulations per move (OpenSpiel's max_simulations)", positive),
-        "time": Option("time", float, None, "seconds per move, as well (OpenSpiel's max_wall_clock_time; C++ bot only)", positive),
+        "time": Option("time", float, None, "seconds per move instead of iterations (OpenSpiel's C++ bot then searches "
+                       "this long whatever iterations says; C++ bot only)", positive),
         "c": Option("c", float, 2.0, "UCT exploration constant (OpenSpiel's uct_c; its examples use 2)", non_negative),
         "rollouts": Option("rollouts", int, 1, "random rollouts per leaf", positive),
         "solve": Option("solve", bool, True, "back up proven wins and losses (MCTS-Solver), as OpenSpiel does by default"),
@@ -278,9 +280,10 @@ class OpenSpielRandomAgent(OpenSpielAgent):
 class OpenSpielISMCTSAgent(OpenSpielAgent):
     name = "openspiel-ismcts"
     summary = "OpenSpiel's information-set MCTS (C++ ISMCTSBot) for OpenSpiel games with hidden information"
+    time_with_iterations = False  # as OpenSpiel's MCTSBot: a time replaces the iterations
     options = {
         "iterations": Option("iterations", int, 1000, "simulations per move", positive),
-        "time": Option("time", float, None, "seconds per move, as well", positive),
+        "time": Option("time", float, None, "seconds per move instead of iterations (as OpenSpiel's C++ bot reads it)", positive),
         "c": Option("c", float, 2.0, "UCT exploration constant", non_negative),
         "rollouts": Option("rollouts", int, 1, "random rollouts per leaf", positive),
         "worlds": Option("worlds", int, None, "most redrawn worlds per search (default: no limit)", positive),
