@@ -9,6 +9,7 @@ import struct
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from boardlab.core.errors import FormatError
 from boardlab.core.game import UNKNOWN_PLAYER
@@ -260,3 +261,11 @@ def test_unknown_extension_and_missing_file_are_clear_errors(tmp_path) -> None:
 def test_labels_take_gathers_without_python_strings() -> None:
     labels = Labels.from_strings(["a", "", "żż", "dd"])
     assert labels.take(np.array([3, 0, 2, 1])).to_list() == ["dd", "a", "żż", ""]
+
+
+@given(st.lists(st.text(max_size=6), max_size=12), st.integers(0, 3))
+def test_labels_read_back_every_string_whole_or_sliced(strings, skip):
+    labels = Labels.from_strings(strings)
+    assert labels.to_list() == strings == [labels[i] for i in range(len(labels))]
+    tail = Labels(labels.data, labels.offsets[min(skip, len(strings)):])  # a view that starts mid-buffer
+    assert tail.to_list() == strings[min(skip, len(strings)):]

@@ -65,7 +65,14 @@ class Labels:
         return np.diff(self.offsets)
 
     def to_list(self) -> list[str]:
-        return [self[i] for i in range(len(self))]
+        data = np.asarray(self.data)[self.offsets[0] : self.offsets[-1]]
+        bounds = (self.offsets - self.offsets[0]).tolist()
+        if not data.size or int(data.max()) < 128:
+            # ASCII (FENs, move lists): one decode and string slices, about 5x faster than a decode per label
+            text = data.tobytes().decode("ascii")
+            return [text[start:end] for start, end in zip(bounds[:-1], bounds[1:])]
+        raw = data.tobytes()
+        return [raw[start:end].decode("utf-8") for start, end in zip(bounds[:-1], bounds[1:])]
 
     def take(self, indices: np.ndarray) -> "Labels":
         """The labels of ``indices``, in that order (one compiled gather, no Python strings)."""
