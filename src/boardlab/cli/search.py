@@ -73,7 +73,7 @@ def search(
         })
         return
     console.print(str(state), highlight=False)
-    console.print(f"best move: [bold]{state.action_to_string(action)}[/] (player {player} to move)")
+    console.print(f"best move: [bold]{state.action_to_string(action)}[/] ({the_game.player_name(player)} to move)")
     table = Table("move", "visits", "wins", "win %", "mean payout")
     for child in info["children"]:
         table.add_row(child["move"], str(child["visits"]), str(child["wins"]),
