@@ -547,6 +547,26 @@ class DiceWarsState(State):
         regions = self.regions(player)
         return len(regions[0]) if regions else 0
 
+    def largest_regions(self) -> list[int]:
+        """:meth:`largest_region` of every seat, in one pass over the map."""
+        owner, adjacent = self.owner, self.adjacent
+        best = [0] * self.game.players
+        seen = [False] * len(owner)
+        for a, p in enumerate(owner):
+            if seen[a]:
+                continue
+            seen[a] = True
+            size, todo = 1, [a]
+            while todo:
+                for y in adjacent[todo.pop()]:
+                    if not seen[y] and owner[y] == p:
+                        seen[y] = True
+                        size += 1
+                        todo.append(y)
+            if size > best[p]:
+                best[p] = size
+        return best
+
     def player_dice(self, player: int) -> int:
         return sum(d for d, o in zip(self.dice, self.owner) if o == player)
 
@@ -632,22 +652,20 @@ class DiceWarsState(State):
             src, dst = self.pending  # type: ignore[misc]
             area[src, players + 1] = 1.0
             area[dst, players + 2] = 1.0
+        order = (np.arange(players) + player) % players  # the tensor's seat k is seat order[k]
+        owned = np.bincount(owner, minlength=players)[order]
         seats = np.zeros((players, 6), dtype=np.float32)
-        for k in range(players):
-            seat = (player + k) % players
-            owned = self.owner.count(seat)
-            if self.phase != OVER and self.player == seat:
-                seats[k, 0] = 1.0
-            if owned:
-                seats[k, 1] = 1.0
-                seats[k, 2] = owned / n
-                seats[k, 3] = self.player_dice(seat) / (MAX_DICE * n)
-                seats[k, 4] = self.largest_region(seat) / n
-            seats[k, 5] = self.reserve[seat] / RESERVE_CAP
+        if self.phase != OVER:
+            seats[(self.player - player) % players, 0] = 1.0
+        seats[:, 1] = owned > 0
+        seats[:, 2] = owned / n
+        seats[:, 3] = np.bincount(owner, weights=self.dice, minlength=players)[order] / (MAX_DICE * n)
+        seats[:, 4] = np.asarray(self.largest_regions(), dtype=np.float32)[order] / n
+        seats[:, 5] = np.asarray(self.reserve, dtype=np.float32)[order] / RESERVE_CAP
         rest = np.zeros(len(TENSOR_STAGES) + 3, dtype=np.float32)
         rest[TENSOR_STAGES.index(self.end if self.phase == OVER else TENSOR_STAGES[self.phase])] = 1.0
         rest[-3] = self.to_place / RESERVE_CAP
-        rest[-2] = min(1.0, self.quiet / (QUIET_ROUNDS * max(1, len(self.alive()))))
+        rest[-2] = min(1.0, self.quiet / (QUIET_ROUNDS * max(1, int(np.count_nonzero(owned)))))
         rest[-1] = min(1.0, self.battles / MAX_BATTLES)
         return np.concatenate([area.ravel(), _upper_adjacency(self.adjacent), seats.ravel(), rest])
 
