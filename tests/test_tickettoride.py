@@ -514,6 +514,46 @@ def test_a_redraw_keeps_what_the_seat_saw_and_depends_on_nothing_else(players, s
         assert differs
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(st.integers(0, 2**31 - 1), st.integers(2, 5), st.integers(0, 400), st.integers(0, 2**31 - 1))
+def test_the_observation_tensor_shows_only_what_the_seat_may_see(seed, players, moves, redraw):
+    """Every seat's tensor is the same in every world a redraw for that seat deals: it holds no card
+    of an opponent's hand, no opponent's ticket and nothing of the deck's order."""
+    game = make("tickettoride", players=players)
+    state = random_play(game.new_initial_state(seed), np.random.default_rng(seed), moves)
+    shape = game.observation_tensor_shape()
+    for seat in range(players):
+        tensor = state.observation_tensor(seat)
+        assert tensor.shape == shape and tensor.dtype == np.float32
+        assert tensor.min() >= 0.0 and tensor.max() <= 1.0
+        for k in range(3):
+            draw = state.resample(seat, np.random.default_rng(redraw + k))
+            assert np.array_equal(draw.observation_tensor(seat), tensor)
+    if not state.is_terminal():  # and it is seen from the seat: the seat to move finds itself first
+        mover = state.current_player()
+        seats = state.observation_tensor(mover)[-5 - 6 * players:-5].reshape(players, 6)
+        assert seats[0, 0] == 1.0 and seats[1:, 0].sum() == 0.0
+
+
+def test_the_observation_tensor_shows_the_seats_own_cards_and_tickets_and_the_public_table():
+    state = mid_game(3, 7, 90)
+    b = state.board
+    a, c = state.observation_tensor(0), state.observation_tensor(1)
+    tracks = a[:100 * 4].reshape(100, 4)
+    for t in range(100):  # unclaimed, then the owner counted from the observer on
+        owner = state.owner[t]
+        assert tracks[t].argmax() == (0 if owner < 0 else 1 + owner % 3) and tracks[t].sum() == 1.0
+        assert c[:400].reshape(100, 4)[t].argmax() == (0 if owner < 0 else 1 + (owner - 1) % 3)
+    hand = a[400:409] * b.deck
+    assert np.allclose(hand, state.hands[0]) and np.allclose(c[400:409] * b.deck, state.hands[1])
+    row = a[409:454].reshape(5, 9)
+    assert [int(r.argmax()) if r.any() else -1 for r in row] == state.faceup
+    tickets = a[463:493]
+    assert sorted(np.flatnonzero(tickets).tolist()) == sorted(state.tickets[0])
+    done = [t for t, d in zip(state.tickets[0], state.tickets_done(0)) if d]
+    assert sorted(np.flatnonzero(a[493:523]).tolist()) == sorted(done)
+
+
 def test_cards_taken_face_up_stay_in_the_opponents_hand_and_every_claim_was_payable():
     for seed in range(6):
         state = mid_game(4, 10 + seed, 120 + 20 * seed)

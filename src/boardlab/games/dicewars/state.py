@@ -72,10 +72,33 @@ with ``s=play``, ``s=battle:3>7`` (an attack waiting for its outcome),
 ``s=stalled`` (8 rounds without a battle) or ``s=battle-limit``. The map
 itself is named by its generator seed; the game's parameters (in the spec,
 which a tree file's root names) give the rest.
+
+Observation tensor
+------------------
+:meth:`DiceWarsState.observation_tensor` is a float32 vector of
+``areas * (players + 3) + areas * (areas - 1) / 2 + 6 * players + 9`` entries
+(sui2020 with 4 players: 642), values in 0..1. The game has perfect
+information, so every seat sees everything, but seen from the observing seat:
+seats are rotated so that the observer is seat 0 of the tensor, the next seat
+in turn order 1, and so on. In order:
+
+* per area (``areas`` rows of ``players + 3``): its owner one-hot (rotated),
+  its dice / 8, and 1 when it is the source, resp. the target, of the attack
+  waiting for its outcome (a battle chance node);
+* the map: its adjacency matrix's upper triangle (``a < b``, row by row), since
+  every seed has its own map;
+* per seat (rotated, 6 each): whose turn it is (also at the chance nodes of
+  that seat's battles and placements; all zero at the end), still in the
+  game, areas owned / areas, dice / (8 * areas), largest connected region /
+  areas, reserve / 64;
+* the stage one-hot: ``play``, ``battle``, ``place``, ``won``, ``stalled``,
+  ``battle-limit``; then the dice still to place / 64, the quiet end turns as
+  a share of the 8 rounds that cancel the game, and battles / 10,000.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -96,6 +119,8 @@ MAX_BATTLES = 10_000
 
 PLAY, BATTLE, PLACE, OVER = 0, 1, 2, 3
 ENDINGS = ("won", "stalled", "battle-limit")
+#: the stages the observation tensor tells apart, one-hot
+TENSOR_STAGES = ("play", "battle", "place", *ENDINGS)
 
 PRESETS = {
     "sui2020": {"areas": 29, "dice": "flat"},
@@ -273,6 +298,11 @@ class DiceWars(Game):
         return out
 
     # --- hooks -------------------------------------------------------------------
+    def observation_tensor_shape(self) -> tuple[int]:
+        """See the module docstring ("Observation tensor")."""
+        a, p = self.areas, self.players
+        return (a * (p + 3) + a * (a - 1) // 2 + 6 * p + len(TENSOR_STAGES) + 3,)
+
     def playout_kernel(self):
         """The compiled (numba) engine: random playouts for MCTS, whole bot games for the arena."""
         if self._kernel is None:
@@ -280,6 +310,18 @@ class DiceWars(Game):
 
             self._kernel = DiceWarsKernel(self)
         return self._kernel
+
+
+@lru_cache(maxsize=64)
+def _upper_adjacency(adjacent: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """The upper triangle (``a < b``, row by row) of a map's adjacency matrix, as float32."""
+    n = len(adjacent)
+    m = np.zeros((n, n), dtype=np.float32)
+    for a, near in enumerate(adjacent):
+        m[a, list(near)] = 1.0
+    out = m[np.triu_indices(n, 1)]
+    out.flags.writeable = False
+    return out
 
 
 def _fields(text: str) -> dict[str, str]:
@@ -505,6 +547,26 @@ class DiceWarsState(State):
         regions = self.regions(player)
         return len(regions[0]) if regions else 0
 
+    def largest_regions(self) -> list[int]:
+        """:meth:`largest_region` of every seat, in one pass over the map."""
+        owner, adjacent = self.owner, self.adjacent
+        best = [0] * self.game.players
+        seen = [False] * len(owner)
+        for a, p in enumerate(owner):
+            if seen[a]:
+                continue
+            seen[a] = True
+            size, todo = 1, [a]
+            while todo:
+                for y in adjacent[todo.pop()]:
+                    if not seen[y] and owner[y] == p:
+                        seen[y] = True
+                        size += 1
+                        todo.append(y)
+            if size > best[p]:
+                best[p] = size
+        return best
+
     def player_dice(self, player: int) -> int:
         return sum(d for d, o in zip(self.dice, self.owner) if o == player)
 
@@ -577,6 +639,35 @@ class DiceWarsState(State):
         return (f"dw m={self.map.seed} o={''.join(map(str, self.owner))} d={''.join(map(str, self.dice))} "
                 f"r={','.join(map(str, self.reserve))} q={self.quiet} b={self.battles} a={self.attacks} "
                 f"t={self.turns} p={self.player} s={self.stage()}")
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        """See the module docstring ("Observation tensor"): everything, seen from ``player``'s seat."""
+        game = self.game
+        n, players = len(self.owner), game.players
+        owner = np.asarray(self.owner)
+        area = np.zeros((n, players + 3), dtype=np.float32)
+        area[np.arange(n), (owner - player) % players] = 1.0
+        area[:, players] = np.asarray(self.dice, dtype=np.float32) / MAX_DICE
+        if self.phase == BATTLE:
+            src, dst = self.pending  # type: ignore[misc]
+            area[src, players + 1] = 1.0
+            area[dst, players + 2] = 1.0
+        order = (np.arange(players) + player) % players  # the tensor's seat k is seat order[k]
+        owned = np.bincount(owner, minlength=players)[order]
+        seats = np.zeros((players, 6), dtype=np.float32)
+        if self.phase != OVER:
+            seats[(self.player - player) % players, 0] = 1.0
+        seats[:, 1] = owned > 0
+        seats[:, 2] = owned / n
+        seats[:, 3] = np.bincount(owner, weights=self.dice, minlength=players)[order] / (MAX_DICE * n)
+        seats[:, 4] = np.asarray(self.largest_regions(), dtype=np.float32)[order] / n
+        seats[:, 5] = np.asarray(self.reserve, dtype=np.float32)[order] / RESERVE_CAP
+        rest = np.zeros(len(TENSOR_STAGES) + 3, dtype=np.float32)
+        rest[TENSOR_STAGES.index(self.end if self.phase == OVER else TENSOR_STAGES[self.phase])] = 1.0
+        rest[-3] = self.to_place / RESERVE_CAP
+        rest[-2] = min(1.0, self.quiet / (QUIET_ROUNDS * max(1, int(np.count_nonzero(owned)))))
+        rest[-1] = min(1.0, self.battles / MAX_BATTLES)
+        return np.concatenate([area.ravel(), _upper_adjacency(self.adjacent), seats.ravel(), rest])
 
     def roll_faces(self, battle: tuple) -> tuple[list[int], list[int]]:
         """The dice shown for a battle: drawn conditioned on its outcome from the stream of

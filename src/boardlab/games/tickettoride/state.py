@@ -82,6 +82,32 @@ Action encoding (``num_distinct_actions() = 6315``):
 Labels (:meth:`~TicketToRideState.action_to_string`) show nothing private:
 ``draw from deck`` never names the card, ``keep tickets 1+3`` names the slots
 of the offer, not the tickets.
+
+Observation tensor (:meth:`TicketToRideState.observation_tensor`): a float32
+vector of ``100 * (players + 1) + 6 * players + 231`` entries (4 players: 755),
+values in 0..1, holding only what the observing seat may see (what
+:meth:`~TicketToRideState.observation` shows it), so it stays the same under
+``resample(seat, rng)``. Seats are rotated so that the observer comes first,
+then the next seat in turn order. In order:
+
+* per track (100 rows of ``players + 1``): unclaimed, then its owner one-hot (rotated);
+* the observer's hand: the count of each of the 9 card kinds / the kind's
+  cards in the game (12, locomotives 14);
+* the face-up row: 5 slots of 9 (the card kind one-hot; an empty slot all
+  zero), in slot order, as actions 0-4 name them;
+* the discard pile: the count of each kind / the kind's cards in the game;
+* the observer's tickets: 30 entries, 1 for each ticket it holds; 30 more, 1
+  for each of them already completed by its own routes;
+* the tickets on offer to the observer: 3 slots of 30 (one-hot, in the order
+  the keep actions' bit masks name them; all zero without an offer);
+* the decision pending, one-hot: setup tickets, turn, second card, keep
+  tickets, over; then the first card of a two-card draw when it was taken face
+  up (8 colours one-hot; all zero when it was drawn blind);
+* per seat (rotated, 6 each): its turn (all zero at the end), trains / 45,
+  cards held / 110, tickets held / 30, tickets on offer / 3, route points /
+  112.5 (45 trains in 6-train routes);
+* the deck / 110, the ticket deck / 30, whether the last round has begun, its
+  turns left / players, and passes in a row / players.
 """
 
 from __future__ import annotations
@@ -95,7 +121,7 @@ from boardlab.core.errors import BoardlabError, IllegalActionError
 from boardlab.core.game import TERMINAL, Game, GameType, State
 from boardlab.core.params import Option, between
 from boardlab.games.tickettoride import scoring
-from boardlab.games.tickettoride.map import CARD_NAMES, COLOURS, GRAY, LOCO, TTRMap, usa_map
+from boardlab.games.tickettoride.map import CARD_NAMES, COLOURS, GRAY, LOCO, NUM_CARD_TYPES, TTRMap, usa_map
 
 FACE_UP = 5
 DRAW_DECK = 5
@@ -233,6 +259,14 @@ class TicketToRide(Game):
 
             kernel = self.__dict__["_playout_kernel"] = PlayoutKernel(self)
         return kernel
+
+
+    def observation_tensor_shape(self) -> tuple[int]:
+        """See the module docstring (observation tensor)."""
+        b = self.board
+        n = self.players
+        return (b.num_tracks * (n + 1) + 2 * NUM_CARD_TYPES + FACE_UP * NUM_CARD_TYPES + 2 * b.num_tickets
+                + 3 * b.num_tickets + len(PHASES) + len(COLOURS) + 6 * n + 5,)
 
 
 class TicketToRideState(State):
@@ -763,6 +797,61 @@ class TicketToRideState(State):
         from boardlab.games.tickettoride.hidden import resample
 
         return resample(self, player, rng)
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        """See the module docstring (observation tensor): the public table and ``player``'s own cards
+        and tickets, seats rotated so that ``player`` comes first."""
+        b = self.board
+        n = self.n
+        tracks, tickets = b.num_tracks, b.num_tickets
+        out = np.zeros(self.game.observation_tensor_shape()[0], dtype=np.float32)
+        owners = np.asarray(self.owner)
+        out[np.arange(tracks) * (n + 1) + np.where(owners < 0, 0, 1 + (owners - player) % n)] = 1.0
+        at = tracks * (n + 1)
+        kinds = b.deck.astype(np.float32)
+        out[at: at + NUM_CARD_TYPES] = np.asarray(self.hands[player], dtype=np.float32) / kinds
+        at += NUM_CARD_TYPES
+        for slot, card in enumerate(self.faceup):
+            if card >= 0:
+                out[at + slot * NUM_CARD_TYPES + card] = 1.0
+        at += FACE_UP * NUM_CARD_TYPES
+        out[at: at + NUM_CARD_TYPES] = np.asarray(self.discards, dtype=np.float32) / kinds
+        at += NUM_CARD_TYPES
+        held = self.tickets[player]
+        if held:
+            out[at + np.asarray(held)] = 1.0
+            done = [t for t, d in zip(held, self.tickets_done(player)) if d]
+            if done:
+                out[at + tickets + np.asarray(done)] = 1.0
+        at += 2 * tickets
+        for slot, ticket in enumerate(self.offers[player]):
+            out[at + slot * tickets + ticket] = 1.0
+        at += 3 * tickets
+        out[at + self.phase] = 1.0
+        at += len(PHASES)
+        if self.phase == SECOND and self.first_card >= 0:
+            out[at + self.first_card] = 1.0
+        at += len(COLOURS)
+        trains = float(b.trains)
+        most_points = trains * max(float(b.route_points[k]) / k for k in range(1, len(b.route_points)))
+        for k in range(n):
+            seat = (player + k) % n
+            if self.phase != OVER and self.player == seat:
+                out[at] = 1.0
+            out[at + 1] = self.trains[seat] / trains
+            out[at + 2] = sum(self.hands[seat]) / b.num_cards
+            out[at + 3] = len(self.tickets[seat]) / tickets
+            out[at + 4] = len(self.offers[seat]) / 3
+            out[at + 5] = self.points[seat] / most_points
+            at += 6
+        out[at] = len(self.deck) / b.num_cards
+        out[at + 1] = len(self.ticket_deck) / tickets
+        if self.last_round >= 0:
+            out[at + 2] = 1.0
+            out[at + 3] = self.last_round / n
+        out[at + 4] = min(self.passes, n) / n
+        assert at + 5 == len(out)
+        return out
 
     def ticket_view(self, ticket: int, done: bool | None = None) -> dict[str, Any]:
         b = self.board
