@@ -39,11 +39,13 @@ def browser():
 def page(browser, server):
     context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
     page = context.new_page()
+    # every wait is for an event, never a sleep: a long bound costs nothing when the page is quick,
+    # and a fresh clone on a busy machine compiles numba kernels in new worker processes first
+    page.set_default_timeout(180_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(server + "/")
     page.wait_for_selector("body[data-ready='1']")
-    page.set_default_timeout(30_000)
     yield page
     context.close()
     assert not errors, f"errors in the page: {errors}"
@@ -121,7 +123,7 @@ def test_connect_four_against_the_ai_to_the_end_then_analyse(page):
     # growth animation of the search: nodes appear in the order the search added them
     page.click("#animate")
     page.wait_for_function("window.__viewer.limit > 0 && window.__viewer.limit < 1e9")
-    page.wait_for_function("document.body.dataset.animating === '0'", timeout=20_000)
+    page.wait_for_function("document.body.dataset.animating === '0'")
     assert page.evaluate("window.__viewer.limit") > 1e30  # the whole tree again
 
 
@@ -136,7 +138,7 @@ def test_mancala_ai_against_ai_step_by_step(page):
     counts = [int(t) for t in page.locator(".mancala-pit .count, .mancala-store .count").all_text_contents()]
     assert sum(counts) == 48  # seeds are neither made nor lost
     page.click("#play-on")
-    page.wait_for_function("document.body.dataset.turn === 'over'", timeout=60_000)
+    page.wait_for_function("document.body.dataset.turn === 'over'")
     assert page.text_content("#result") in ("South wins", "North wins", "Draw")
     page.click("#undo")
     settled(page)
@@ -155,7 +157,7 @@ def tree_files(tmp_path_factory):
 def test_viewer_on_a_100k_node_tree_zoom_pan_pick_switch_and_export(page, tree_files):
     paths, trees = tree_files
     page.set_input_files("#tree-files", [str(p) for p in paths])
-    page.wait_for_function("document.body.dataset.treeReady === '0'", timeout=60_000)
+    page.wait_for_function("document.body.dataset.treeReady === '0'")
     assert page.get_attribute("body", "data-tree-nodes") == "100000"
     viewer = "window.__viewer"
     assert page.evaluate(f"() => {viewer}.gl.getError()") == 0
