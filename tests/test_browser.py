@@ -353,7 +353,7 @@ def test_reload_back_and_forward_keep_the_game_and_its_trees(page):
     page.go_back()
     page.wait_for_function("document.body.dataset.view === 'menu'")
     page.go_forward()
-    page.wait_for_function(f"document.body.dataset.view === 'game' && document.body.dataset.moves === '2'")
+    page.wait_for_function("document.body.dataset.view === 'game' && document.body.dataset.moves === '2'")
     # "Play from here" on the root of the AI's tree: a new game from that position, against the same AI
     page.go_forward()
     page.wait_for_function("document.body.dataset.view === 'viewer' && document.body.dataset.treeReady === '0'")

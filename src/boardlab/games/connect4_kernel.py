@@ -10,17 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from boardlab.core.rng import kernel_random
+
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
-
-
-@njit(cache=True, inline="always")
-def _next_random(rng):
-    x = rng[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng[0] = x
-    return x * np.uint64(2685821657736338717)
 
 
 @njit(cache=True, inline="always")
@@ -53,7 +45,7 @@ def playout(b0, b1, player, bottom, top, column_mask, steps, rng):
                 n += 1
         if n == 0:
             return -1, moves
-        c = legal[_next_random(rng) % np.uint64(n)]
+        c = legal[kernel_random(rng) % np.uint64(n)]
         move = (mask + bottom[c]) & column_mask[c]
         boards[player] |= move
         mask |= move

@@ -21,10 +21,10 @@ import numpy as np
 from numba import njit
 
 from boardlab.core.game import TERMINAL
-from boardlab.core.rng import kernel_rng
+from boardlab.core.rng import kernel_random, kernel_rng
 from boardlab.core.search import ChildStats, SearchSnapshot, subtree_mask
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
-from boardlab.games.connect4_kernel import Connect4Kernel, _next_random, _won, playout
+from boardlab.games.connect4_kernel import Connect4Kernel, _won, playout
 
 NOT_TERMINAL = -2  # ``term`` column: -2 in play, -1 tie, 0 or 1 the winner
 
@@ -69,7 +69,7 @@ def uct_iterations(
                         order[k] = col
                         k += 1
                 for i in range(k - 1, 0, -1):
-                    j = _next_random(rng) % np.uint64(i + 1)
+                    j = kernel_random(rng) % np.uint64(i + 1)
                     tmp = order[i]
                     order[i] = order[j]
                     order[j] = tmp

@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boardlab.core.rng import kernel_rng
-from boardlab.games.connect4_kernel import _next_random
+from boardlab.core.rng import kernel_random, kernel_rng, python_random
 from boardlab.games.mancala import Mancala, MancalaState
 
 
@@ -81,7 +80,7 @@ def playout(board, pits, player, empty_capture, rng):
             if board[first + i] > 0:
                 legal[n] = i
                 n += 1
-        action = legal[_next_random(rng) % np.uint64(n)]
+        action = legal[kernel_random(rng) % np.uint64(n)]
         player, over = _sow(board, pits, player, action, empty_capture)
         moves += 1
         if over:
@@ -137,19 +136,6 @@ class MancalaKernel:
         return random_games(n_games, self.pits, self.game.seeds, self.empty_capture, seed)
 
 
-_MASK64 = (1 << 64) - 1
-
-
-def reference_random(rng: list[int]) -> int:
-    """The kernel's xorshift64* step in plain Python (``rng`` is a one-element list)."""
-    x = rng[0]
-    x ^= x >> 12
-    x ^= (x << 25) & _MASK64
-    x ^= x >> 27
-    rng[0] = x
-    return (x * 2685821657736338717) & _MASK64
-
-
 def reference_playout(state: MancalaState, seed: int) -> MancalaState:
     """The kernel's playout in plain Python, on a copy of ``state``: the same seed
     (as given to :func:`~boardlab.core.rng.kernel_rng`) makes the same moves."""
@@ -157,5 +143,5 @@ def reference_playout(state: MancalaState, seed: int) -> MancalaState:
     state = state.clone()
     while not state.is_terminal():
         legal = state.legal_actions()
-        state.apply_action(legal[reference_random(rng) % len(legal)])
+        state.apply_action(legal[python_random(rng) % len(legal)])
     return state

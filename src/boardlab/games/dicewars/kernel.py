@@ -21,8 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boardlab.core.rng import kernel_rng
-from boardlab.games.connect4_kernel import _next_random
+from boardlab.core.rng import kernel_random, kernel_rng, python_random
 from boardlab.games.dicewars.probabilities import WIN
 
 UNIFORM, RAND, SDC, STE, STEI, WPM, WPM_FIXED, TEMPLATE = range(8)
@@ -71,12 +70,12 @@ def adjacency_table(adjacent) -> tuple[np.ndarray, np.ndarray]:
 # --- randomness -------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _below(rng, n):
-    return np.int64(_next_random(rng) % np.uint64(n))
+    return np.int64(kernel_random(rng) % np.uint64(n))
 
 
 @njit(cache=True, inline="always")
 def _uniform(rng):
-    return np.float64(_next_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    return np.float64(kernel_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 # --- facts ----------------------------------------------------------------------------------
@@ -545,7 +544,6 @@ def reference_playout(state, seed: int):
     over the rules of :class:`~boardlab.games.dicewars.state.DiceWarsState`, drawing the same numbers from
     the same stream in the same order: the same seed (as given to ``kernel_rng``) ends in the same position."""
     from boardlab.games.dicewars.state import BATTLE, PLACE, PLAY
-    from boardlab.games.mancala_kernel import reference_random
 
     rng = [int(kernel_rng(seed)[0])]
     state = state.clone()
@@ -553,17 +551,17 @@ def reference_playout(state, seed: int):
     while not state.is_terminal():
         if state.phase == PLAY:
             attacks = state.attacks_of(state.player)
-            k = reference_random(rng) % (len(attacks) + 1)
+            k = python_random(rng) % (len(attacks) + 1)
             state.apply_action(0 if k == len(attacks) else attacks[k])
             room = None
         elif state.phase == BATTLE:
             src, dst = state.pending
-            u = (reference_random(rng) >> 11) * (1.0 / 9007199254740992.0)
+            u = (python_random(rng) >> 11) * (1.0 / 9007199254740992.0)
             state.apply_action(1 if u < WIN_TABLE[state.dice[src], state.dice[dst]] else 0)
         elif state.phase == PLACE:
             if room is None:
                 room = state.room(state.player)
-            i = reference_random(rng) % len(room)
+            i = python_random(rng) % len(room)
             area = room[i]
             state.apply_action(area)
             if state.dice[area] >= MAX_DICE:

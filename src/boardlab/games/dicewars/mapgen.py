@@ -37,8 +37,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.core.errors import BoardlabError
-from boardlab.core.rng import derive_seed, kernel_rng
-from boardlab.games.connect4_kernel import _next_random
+from boardlab.core.rng import derive_seed, kernel_random, kernel_rng
 
 WIDTH, HEIGHT = 32, 28
 MAX_ATTEMPTS = 200
@@ -175,7 +174,7 @@ def grow(areas, min_hexes, max_hexes, nbr, rng, owner, sizes):
         placed = False
         for _ in range(AREA_RESTARTS):
             if k == 0:
-                start = np.int64(_next_random(rng) % np.uint64(n))
+                start = np.int64(kernel_random(rng) % np.uint64(n))
             else:
                 c = 0
                 for h in range(n):
@@ -188,8 +187,8 @@ def grow(areas, min_hexes, max_hexes, nbr, rng, owner, sizes):
                                 break
                 if c == 0:
                     return 1
-                start = cand[np.int64(_next_random(rng) % np.uint64(c))]
-            target = min_hexes + np.int64(_next_random(rng) % np.uint64(max_hexes - min_hexes + 1))
+                start = cand[np.int64(kernel_random(rng) % np.uint64(c))]
+            target = min_hexes + np.int64(kernel_random(rng) % np.uint64(max_hexes - min_hexes + 1))
             area[0] = start
             _mark(start, k, owner, used_near, nbr)
             size = 1
@@ -200,7 +199,7 @@ def grow(areas, min_hexes, max_hexes, nbr, rng, owner, sizes):
                 if c == 0:
                     stuck = True
                     break
-                pick = cand[np.int64(_next_random(rng) % np.uint64(c))]
+                pick = cand[np.int64(kernel_random(rng) % np.uint64(c))]
                 _mark(pick, k, owner, used_near, nbr)
                 area[size] = pick
                 size += 1

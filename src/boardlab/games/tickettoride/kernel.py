@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boardlab.core.rng import kernel_rng
+from boardlab.core.rng import kernel_random, kernel_rng, python_random
 from boardlab.games.tickettoride.state import (
     CLAIM_BASE, DRAW_DECK, DRAW_TICKETS, KEEP, KEEP_BASE, MAX_WIPES, OVER, PASS, PER_TRACK, SECOND, SETUP,
-    TURN, TicketToRide, TicketToRideState, next_random,
+    TURN, TicketToRide, TicketToRideState,
 )
 
 MAXP = 5
@@ -118,16 +118,6 @@ def canonical(S: np.ndarray) -> np.ndarray:
 
 
 # --- randomness -------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _next(rng):
-    x = rng[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng[0] = x
-    return x * np.uint64(2685821657736338717)
-
-
 @njit(cache=True)
 def _stream(seed, epoch):
     """:func:`~boardlab.games.tickettoride.state.shuffle_stream` in numba (a one-element uint64 array)."""
@@ -161,7 +151,7 @@ def _reshuffle(S):
     S[EPOCH] += 1
     rng = _stream(S[SEED], S[EPOCH])
     for i in range(n - 1, 0, -1):
-        j = np.int64(_next(rng) % np.uint64(i + 1))
+        j = np.int64(kernel_random(rng) % np.uint64(i + 1))
         tmp = S[DECK + i]
         S[DECK + i] = S[DECK + j]
         S[DECK + j] = tmp
@@ -577,7 +567,7 @@ def playout(S, M, rng, out):
     moves = 0
     while S[PHASE] != OVER:
         n = legal_actions(S, M, legal)
-        apply_action(S, M, legal[np.int64(_next(rng) % np.uint64(n))])
+        apply_action(S, M, legal[np.int64(kernel_random(rng) % np.uint64(n))])
         moves += 1
     returns(S, M, out)
     return moves
@@ -595,7 +585,7 @@ def new_game(S, M, players, bonus, seed):
             S[DECK + n] = c
             n += 1
     for i in range(n - 1, 0, -1):
-        j = np.int64(_next(rng) % np.uint64(i + 1))
+        j = np.int64(kernel_random(rng) % np.uint64(i + 1))
         tmp = S[DECK + i]
         S[DECK + i] = S[DECK + j]
         S[DECK + j] = tmp
@@ -604,7 +594,7 @@ def new_game(S, M, players, bonus, seed):
     for i in range(tickets):
         S[TDECK + i] = i
     for i in range(tickets - 1, 0, -1):
-        j = np.int64(_next(rng) % np.uint64(i + 1))
+        j = np.int64(kernel_random(rng) % np.uint64(i + 1))
         tmp = S[TDECK + i]
         S[TDECK + i] = S[TDECK + j]
         S[TDECK + j] = tmp
@@ -644,7 +634,7 @@ def random_games(n_games, players, bonus, M, seed):
     out = np.zeros(players, dtype=np.float64)
     total = 0
     for g in range(n_games):
-        new_game(S, M, players, bonus, _next(rng) >> np.uint64(1))
+        new_game(S, M, players, bonus, kernel_random(rng) >> np.uint64(1))
         total += playout(S, M, rng, out)
         for p in range(players):
             wins[p] += out[p]
@@ -732,7 +722,7 @@ def random_games_checked(n_games, players, bonus, M, seed, max_moves, failures):
     legal = np.empty(8192, dtype=np.int64)
     total = 0
     for g in range(n_games):
-        new_game(S, M, players, bonus, _next(rng) >> np.uint64(1))
+        new_game(S, M, players, bonus, kernel_random(rng) >> np.uint64(1))
         code = check_state(S, M)
         if code:
             failures[code] += 1
@@ -742,7 +732,7 @@ def random_games_checked(n_games, players, bonus, M, seed, max_moves, failures):
             if n == 0:
                 failures[7] += 1
                 break
-            apply_action(S, M, legal[np.int64(_next(rng) % np.uint64(n))])
+            apply_action(S, M, legal[np.int64(kernel_random(rng) % np.uint64(n))])
             moves += 1
             code = check_state(S, M)
             if code:
@@ -787,5 +777,5 @@ def reference_playout(state: TicketToRideState, seed: int) -> TicketToRideState:
     state = state.clone()
     while not state.is_terminal():
         legal = state.legal_actions()
-        state.apply_action(legal[next_random(stream) % len(legal)])
+        state.apply_action(legal[python_random(stream) % len(legal)])
     return state

@@ -120,6 +120,7 @@ import numpy as np
 from boardlab.core.errors import BoardlabError, IllegalActionError
 from boardlab.core.game import TERMINAL, Game, GameType, State
 from boardlab.core.params import Option, between
+from boardlab.core.rng import MASK64, python_random
 from boardlab.games.tickettoride import scoring
 from boardlab.games.tickettoride.map import CARD_NAMES, COLOURS, GRAY, LOCO, NUM_CARD_TYPES, TTRMap, usa_map
 
@@ -142,17 +143,6 @@ PLAYER_COLOURS = ("#1f5fbf", "#d62728", "#2ca02c", "#e6b800", "#222222")
 PLAYER_NAMES = ("Blue", "Red", "Green", "Yellow", "Black")
 
 
-MASK64 = (1 << 64) - 1
-
-
-def next_random(stream: list[int]) -> int:
-    """One xorshift64* step (the compiled kernels' generator); ``stream`` is a one-element list."""
-    x = stream[0]
-    x ^= x >> 12
-    x ^= (x << 25) & MASK64
-    x ^= x >> 27
-    stream[0] = x
-    return (x * 2685821657736338717) & MASK64
 
 
 def shuffle_stream(seed: int, epoch: int) -> list[int]:
@@ -169,7 +159,7 @@ def shuffled(cards: list[int], stream: list[int]) -> list[int]:
     """``cards`` in the order of a Fisher-Yates shuffle driven by ``stream`` (as the kernel shuffles)."""
     out = list(cards)
     for i in range(len(out) - 1, 0, -1):
-        j = next_random(stream) % (i + 1)
+        j = python_random(stream) % (i + 1)
         out[i], out[j] = out[j], out[i]
     return out
 
