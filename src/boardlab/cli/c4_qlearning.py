@@ -46,7 +46,12 @@ def _print_runs(rows: list[dict], runs_dir: Path) -> None:
 
 def train(
     config: Annotated[Optional[Path], typer.Argument(metavar="CONFIG", help="JSON config with the study's keys (see docs/c4-rl.md): starts a new run.", show_default=False)] = None,
-    resume: Annotated[Optional[str], typer.Option("--resume", "-r", help="Carry on the run of this name (or path) from its last checkpoint.", show_default=False)] = None,
+    resume: Annotated[Optional[List[str]], typer.Option("--resume", "-r", help="Carry on the run of this name (or path) from its last checkpoint; a config's name (no run of that name) resumes all its runs <config>-<n>. Repeatable.", show_default=False)] = None,
+    agents: Annotated[int, typer.Option("--agents", min=1, help="With CONFIG: train this many agents, runs <config>-<n> with distinct seeds derived from the base seed (the study: 5 per configuration). 1 keeps the base seed itself.")] = 1,
+    seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="With CONFIG: the base seed, instead of the config's 'seed' (default 0).", show_default=False)] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Runs trained at once (one process each; one run uses one core).")] = 1,
+    backend: Annotated[str, typer.Option("--backend", help="Where several runs train: 'process' (a local pool of --workers) or 'ray' (a local Ray instance of --workers CPUs, or the cluster at --address).")] = "process",
+    address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the Ray cluster's address.", show_default=False)] = None,
     runs_dir: RunsDir = Path("runs"),
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", help="Stop (with a checkpoint) once this many games are played in all.", show_default=False)] = None,
     list_runs: Annotated[bool, typer.Option("--list-runs", help="List the runs in --runs-dir and the agent spec that plays each; train nothing.")] = False,
@@ -55,12 +60,13 @@ def train(
     snapshot: Annotated[Optional[int], typer.Option("--snapshot", help="With --export: the snapshot at this many games instead of the latest checkpoint.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option(
         "--json",
-        help=JSON_HELP + " Training: {run, path, games_played, games_to_play, checkpoint}. --list-runs: a list of "
+        help=JSON_HELP + " Training: {run, path, games_played, games_to_play, checkpoint}; several runs (--agents N, --resume CONFIG): "
+        "a list of {run, path, games_played, games_to_play, error, diverged} (error: null, or why that run stopped). --list-runs: a list of "
         "{run, config, games_played, games_to_play, agent}. --export: {run, games_played, out, bytes}.",
     )] = False,
 ) -> None:
-    """Train a Connect Four Q-network by self-play: [b]CONFIG[/] starts run [b]<config>-<n>[/] (checkpoints every saving_rate games), [b]--resume RUN[/] carries one on bit for bit."""
-    from boardlab.nn.qlearning import export_run, find_run, load_config, new_run, run_summaries, train_run
+    """Train a Connect Four Q-network by self-play: [b]CONFIG[/] starts run [b]<config>-<n>[/] (checkpoints every saving_rate games), [b]--agents N[/] starts N of them with distinct seeds, [b]--resume RUN[/] carries one on bit for bit (after a kill too)."""
+    from boardlab.nn.qlearning import export_run, find_run, find_runs, load_config, new_runs, run_summaries, train_run
 
     modes = [name for name, given in (("CONFIG", config is not None), ("--resume", resume is not None),
                                       ("--list-runs", list_runs), ("--export", export is not None)) if given]
@@ -69,6 +75,10 @@ def train(
                             + (f", not {' and '.join(modes)}" if modes else ""))
     if (out is not None or snapshot is not None) and export is None:
         raise BoardlabError("--out and --snapshot go with --export RUN")
+    if config is None and (agents != 1 or seed is not None):
+        raise BoardlabError("--agents and --seed go with CONFIG (a resumed run keeps the seed in its config.json)")
+    if backend not in ("process", "ray"):
+        raise BoardlabError(f"--backend must be 'process' or 'ray', not {backend!r}")
     if out is not None:
         check_output_file(out, "--out")
     if list_runs:
@@ -90,10 +100,16 @@ def train(
     if stop_after is not None and stop_after < 0:
         raise BoardlabError(f"--stop-after must not be negative, not {stop_after}")  # checked before a run folder is made
     if resume is not None:
-        run = find_run(resume, runs_dir)
-        cfg = load_config(run.config_file)
+        runs = [run for name in resume for run in find_runs(name, runs_dir)]
+        if len({run.path for run in runs}) != len(runs):
+            raise BoardlabError("--resume names the same run twice")
     else:
-        run, cfg = new_run(config, runs_dir)
+        runs = [run for run, _ in new_runs(config, runs_dir, agents=agents, seed=seed)]
+    if len(runs) > 1 or workers > 1 or backend != "process":
+        _train_batch(runs, stop_after, workers, backend, address, json_out)
+        return
+    run = runs[0]
+    cfg = load_config(run.config_file)
     if not json_out:
         err_console.print(f"run {run.name} in {run.path.parent}")
     goal = cfg.games_to_play if stop_after is None else min(stop_after, cfg.games_to_play)
@@ -110,6 +126,35 @@ def train(
         print_json(result)
     else:
         console.print(f"{run.name}: {learner.games_played}/{cfg.games_to_play} games, checkpoint {run.checkpoint}")
+
+
+def _train_batch(runs: list, stop_after: Optional[int], workers: int, backend: str, address: Optional[str], json_out: bool) -> None:
+    """Several runs at once, one per worker; each finished run is reported as it ends."""
+    from functools import partial
+
+    from boardlab.arena.backends import map_tasks
+    from boardlab.nn.qlearning import train_run_job
+
+    if not json_out:
+        err_console.print(f"training {len(runs)} runs in {runs[0].path.parent} ({', '.join(r.name for r in runs)}) "
+                          f"with {workers} worker(s); --resume {runs[0].config_name} carries them on if stopped")
+    results = []
+    try:
+        for result in map_tasks(partial(train_run_job, stop_after=stop_after), [str(r.path) for r in runs], workers, backend, address):
+            results.append(result)
+            if not json_out:
+                line = f"{result['run']}: {result['games_played']}/{result['games_to_play']} games"
+                console.print(line + (f" [red]stopped: {result['error']}[/]" if result["error"] else ""))
+    except KeyboardInterrupt:
+        err_console.print(f"stopped; 'boardlab train c4-qlearning --resume {runs[0].config_name}' continues every run from its last checkpoint")
+        raise typer.Exit(130) from None
+    order = {str(r.path): i for i, r in enumerate(runs)}
+    results.sort(key=lambda r: order[r["path"]])
+    if json_out:
+        print_json(results)
+    failed = [r for r in results if r["error"]]
+    if failed:
+        raise BoardlabError(f"{len(failed)} of {len(results)} runs stopped early: " + "; ".join(f"{r['run']}: {r['error']}" for r in failed))
 
 
 def evaluate(
@@ -177,7 +222,9 @@ def stages(
     games: Annotated[int, typer.Option("--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2).")] = 1000,
     agents: Annotated[int, typer.Option("--agents", help="Agents (seeds) trained per configuration (the study: 5).")] = 2,
     eval_games: Annotated[int, typer.Option("--eval-games", help="Games against random per agent and seat (the study: 1000).")] = 200,
-    workers: Annotated[int, typer.Option("--workers", help="Training processes.")] = 1,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Runs trained at once (one process each), as train c4-qlearning --agents N --workers W.")] = 1,
+    backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool) or 'ray' (a local Ray instance).")] = "process",
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning --agents N --seed SEED.")] = 0,
     stages: Annotated[int, typer.Option("--stages", min=1, max=6, help="Run stages 1..STAGES.")] = 6,
     positions: Positions = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, base, stages [{stage, all_play_all, with_random, score, chosen}], final_config.")] = False,
@@ -185,8 +232,10 @@ def stages(
     """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards)."""
     from boardlab.experiments.c4_stages import run_stages, write_reports
 
+    if backend not in ("process", "ray"):
+        raise BoardlabError(f"--backend must be 'process' or 'ray', not {backend!r}")
     results = run_stages(out, games=games, agents=agents, eval_games=eval_games, workers=workers, stages=stages,
-                         positions=_positions(positions), log=lambda line: err_console.print(line))
+                         positions=_positions(positions), log=lambda line: err_console.print(line), seed=seed, backend=backend)
     reports = write_reports(out, results)
     if json_out:
         print_json(results)

@@ -24,7 +24,6 @@ games with the same seed is bit-for-bit that snapshot). Later stages keep
 from __future__ import annotations
 
 import json
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -35,7 +34,8 @@ from boardlab.experiments.c4_rl import TrainedAgent, all_play_all, with_random
 import torch
 
 from boardlab.nn.c4_qnet import q_function
-from boardlab.nn.qlearning import Learner, Run, TrainingDiverged, config_from_dict, train_run
+from boardlab.arena.backends import map_tasks
+from boardlab.nn.qlearning import Learner, Run, agent_seeds, config_from_dict, train_run_job
 
 STUDY_BASE: dict[str, Any] = {  # listing 6.1
     "board": {"rows": 6, "cols": 7},
@@ -95,35 +95,30 @@ class Job:
     config: dict
 
 
-def _train(job: Job) -> str:
-    import torch
-
-    torch.set_num_threads(1)
+def _prepare(job: Job) -> None:
+    """Write the run's config (with its agent's seed) before training, as ``train c4-qlearning --agents`` does."""
     run = Run(Path(job.run_path))
     if not (run.path / "config.json").exists():
         run.path.mkdir(parents=True, exist_ok=True)
         write_atomic(run.path / "config.json", json.dumps(job.config, indent=2) + "\n")
-    try:
-        train_run(run)
-    except TrainingDiverged as exc:
-        # the study would have kept such an agent too: it plays from its last finite checkpoint
-        write_atomic(run.path / "diverged.json", json.dumps({"message": str(exc)}) + "\n")
-    return job.run_path
 
 
-def _train_all(jobs: list[Job], workers: int, log: Callable[[str], None]) -> None:
+def _train_all(jobs: list[Job], workers: int, log: Callable[[str], None], backend: str = "process") -> None:
+    """Train the unfinished runs as ``train c4-qlearning --agents N --workers W`` does: one
+    run per worker, each resumable from its checkpoint after a kill."""
     todo = [j for j in jobs if not _finished(j)]
     if not todo:
         return
+    for job in todo:
+        _prepare(job)
     log(f"training {len(todo)} runs with {workers} worker(s)")
-    if workers <= 1:
-        for j in todo:
-            _train(j)
-            log(f"  done {Path(j.run_path).name}")
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for path in pool.map(_train, todo):
-            log(f"  done {Path(path).name}")
+    for result in map_tasks(train_run_job, [j.run_path for j in todo], workers, backend):
+        if result["diverged"]:
+            # the study would have kept such an agent too: it plays from its last finite checkpoint
+            write_atomic(Path(result["path"]) / "diverged.json", json.dumps({"message": result["error"]}) + "\n")
+        elif result["error"]:
+            raise BoardlabError(f"{result['run']}: {result['error']}")
+        log(f"  done {result['run']}" + (f" (diverged: {result['error']})" if result["error"] else ""))
 
 
 def _finished(job: Job) -> bool:
@@ -149,6 +144,8 @@ def run_stages(
     base: dict | None = None,
     positions: list | None = None,
     log: Callable[[str], None] = print,
+    seed: int = 0,
+    backend: str = "process",
 ) -> dict[str, Any]:
     """Train and rank every stage; results go to ``out/results.json`` (re-running resumes)."""
     if games < 8:
@@ -156,12 +153,13 @@ def run_stages(
     base = json.loads(json.dumps(base or STUDY_BASE))
     base["games_to_play"] = games
     base["saving_rate"] = max(1, games // 8)
-    results: dict[str, Any] = {"games": games, "agents": agents, "eval_games": eval_games, "base": base, "stages": []}
+    results: dict[str, Any] = {"games": games, "agents": agents, "eval_games": eval_games, "seed": seed, "base": base, "stages": []}
     runs_dir = out / "runs"
 
     def jobs_for(name: str, cfg: dict) -> list[Job]:
         config_from_dict(cfg, name)  # validate before spending time
-        return [Job(name, str(runs_dir / f"{name}-{i + 1}"), {**cfg, "seed": 1000 * (i + 1)}) for i in range(agents)]
+        # the agents of 'train c4-qlearning CONFIG --agents N --seed SEED': runs <config>-<n>, seeds derived from SEED
+        return [Job(name, str(runs_dir / f"{name}-{i + 1}"), {**cfg, "seed": s}) for i, s in enumerate(agent_seeds(seed, agents))]
 
     # stage 1: method x games (snapshots of the longest runs)
     jobs = []
@@ -169,7 +167,7 @@ def run_stages(
         cfg = json.loads(json.dumps(base))
         cfg["estimated_optimal_future_value"] = method
         jobs += jobs_for(f"stage_one_{method}", cfg)
-    _train_all(jobs, workers, log)
+    _train_all(jobs, workers, log, backend)
     step = base["saving_rate"]  # snapshots exist at multiples of it: about 1/8, 1/4, 1/2 of the games
     fractions = [step, 2 * step, 4 * step, games]
     stage_agents = []
@@ -206,7 +204,7 @@ def run_stages(
             name = f"stage_{STAGE_NAMES[stage - 1]}_{suffix}"
             names[name] = cfg
             jobs += jobs_for(name, cfg)
-        _train_all(jobs, workers, log)
+        _train_all(jobs, workers, log, backend)
         stage_agents = [TrainedAgent.from_run(Run(Path(j.run_path))) for j in jobs]
         summary = _rank_stage(stage, stage_agents, eval_games, log, positions)
         chosen = max(summary["score"], key=summary["score"].get)
