@@ -219,23 +219,51 @@ recipe = Recipe(
 
 def stages(
     out: Annotated[Path, typer.Option("--out", help="Folder for runs/, results.json, tables.md and stage_one.png; re-running resumes.")] = Path("runs/c4-stages"),
-    games: Annotated[int, typer.Option("--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2).")] = 1000,
-    agents: Annotated[int, typer.Option("--agents", help="Agents (seeds) trained per configuration (the study: 5).")] = 2,
-    eval_games: Annotated[int, typer.Option("--eval-games", help="Games against random per agent and seat (the study: 1000).")] = 200,
+    scale: Annotated[Optional[str], typer.Option("--scale", help="A preset: 'study' (5 agents, stage 1 at 5k-150k games, 1000 games per seat against random, the listing's update rule, later stages at stage 1's choice: hours on many cores) or 'fast' (the same procedure in a minute or two, for CI). Options given explicitly override it.", show_default=False)] = None,
+    games: Annotated[Optional[int], typer.Option("--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2 unless --stage-one-games). Default 1000.", show_default=False)] = None,
+    stage_one_games: Annotated[Optional[str], typer.Option("--stage-one-games", help="Stage 1's game counts, comma-separated (the study: 5000,10000,50000,100000,150000); runs of the largest are ranked at each count.", show_default=False)] = None,
+    carry_games: Annotated[Optional[bool], typer.Option("--carry-games/--fixed-games", help="Choose stage 1's winner among every method and game count and train later stages that many games (the study), or choose the method only and train --games. Default: carry with --stage-one-games.", show_default=False)] = None,
+    terminal_reply_value: Annotated[Optional[str], typer.Option("--terminal-reply-value", help="'zero': the study's update (a reply that ends the game is worth 0, as in its listing); 'reward': that reply's reward (loss or tie). Default: the base config's (reward), 'zero' with --scale.", show_default=False)] = None,
+    agents: Annotated[Optional[int], typer.Option("--agents", min=1, help="Agents (seeds) trained per configuration (the study: 5). Default 2.", show_default=False)] = None,
+    eval_games: Annotated[Optional[int], typer.Option("--eval-games", min=1, help="Games against random per agent and seat (the study: 1000). Default 200.", show_default=False)] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Runs trained at once (one process each), as train c4-qlearning --agents N --workers W.")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool) or 'ray' (a local Ray instance).")] = "process",
     seed: Annotated[int, typer.Option("--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning --agents N --seed SEED.")] = 0,
     stages: Annotated[int, typer.Option("--stages", min=1, max=6, help="Run stages 1..STAGES.")] = 6,
     positions: Positions = None,
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, base, stages [{stage, all_play_all, with_random, score, chosen}], final_config.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, seed, stage_one_games, carry_games, base, stages [{stage, all_play_all, with_random, score, chosen, diverged}], reward_sets (table 6.11, with stage 6: [{set, win, loss, tie, each_move}]), final_config, scale, wall_seconds.")] = False,
 ) -> None:
-    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards)."""
-    from boardlab.experiments.c4_stages import run_stages, write_reports
+    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards), each configured from the previous stage's winner."""
+    import time
+
+    from boardlab.experiments.c4_stages import PRESETS, run_stages, write_reports
 
     if backend not in ("process", "ray"):
         raise BoardlabError(f"--backend must be 'process' or 'ray', not {backend!r}")
-    results = run_stages(out, games=games, agents=agents, eval_games=eval_games, workers=workers, stages=stages,
-                         positions=_positions(positions), log=lambda line: err_console.print(line), seed=seed, backend=backend)
+    if scale is not None and scale not in PRESETS:
+        raise BoardlabError(f"--scale must be one of {', '.join(PRESETS)}, not {scale!r}")
+    preset = dict(PRESETS[scale]) if scale else {}
+    counts = preset.get("stage_one_games")
+    if stage_one_games is not None:
+        try:
+            counts = [int(x) for x in stage_one_games.split(",") if x.strip()]
+        except ValueError:
+            raise BoardlabError(f"--stage-one-games must be whole numbers separated by commas, not {stage_one_games!r}") from None
+    if terminal_reply_value is not None and terminal_reply_value not in ("zero", "reward"):
+        raise BoardlabError(f"--terminal-reply-value must be 'zero' or 'reward', not {terminal_reply_value!r}")
+    settings = {
+        "games": games if games is not None else 1000,
+        "agents": agents if agents is not None else preset.get("agents", 2),
+        "eval_games": eval_games if eval_games is not None else preset.get("eval_games", 200),
+        "stage_one_games": counts,
+        "terminal_reply_value": terminal_reply_value if terminal_reply_value is not None else preset.get("terminal_reply_value"),
+        "carry_games": carry_games if carry_games is not None else preset.get("carry_games", counts is not None),
+    }
+    started = time.monotonic()
+    results = run_stages(out, workers=workers, stages=stages, positions=_positions(positions),
+                         log=lambda line: err_console.print(line), seed=seed, backend=backend, **settings)
+    results["scale"] = scale
+    results["wall_seconds"] = round(time.monotonic() - started, 1)  # this invocation's (a resumed run counts only its own part)
     reports = write_reports(out, results)
     if json_out:
         print_json(results)
