@@ -91,3 +91,21 @@ def test_study_procedure_carries_stage_one_games_and_prints_the_reward_sets(tmp_
     assert [json.loads((tmp_path / "runs" / f"stage_two_50-{n}" / "config.json").read_text())["seed"] for n in (1, 2)] == agent_seeds(0, 2)
     table = tables_markdown({**results, "stages": results["stages"] + [{**two, "stage": 6}]})
     assert "table 6.11" in table and "| 6 | 2 | -5 | 0 | 0 |" in table
+
+
+def test_cli_scale_presets_and_explicit_options_over_them(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from boardlab.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["experiment", "c4-stages", "--scale", "huge", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "--scale must be one of study, fast" in result.output
+    result = runner.invoke(app, ["experiment", "c4-stages", "--scale", "fast", "--stages", "1", "--agents", "1",
+                                 "--stage-one-games", "2,4", "--eval-games", "2", "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert (found["scale"], found["agents"], found["eval_games"], found["stage_one_games"]) == ("fast", 1, 2, [2, 4])
+    assert found["base"]["terminal_reply_value"] == "zero" and found["carry_games"] is True
+    assert found["wall_seconds"] >= 0 and json.loads((tmp_path / "results.json").read_text())["scale"] == "fast"
+    assert (tmp_path / "tables.md").read_text().startswith("**Stage 1: all play all**")
