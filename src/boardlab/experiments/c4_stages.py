@@ -14,7 +14,12 @@ ranked both ways (:mod:`boardlab.experiments.c4_rl`). The best configuration of
 a stage — highest mean of its two ranking means — is carried to the next stage
 (the study chose by judgement from the same two tables).
 
-Scaling (the study trained 5 agents per configuration for 5k-150k games):
+``--scale study`` (:data:`PRESETS`) runs the study's own procedure and sizes: 5 agents
+per configuration, stage 1 at 5,000-150,000 games, the listing's update rule, 1,000
+games per seat against random, and stage 1's winner (method and game count) carried on;
+``--scale fast`` is the same procedure in miniature for CI.
+
+Scaling by hand (the study trained 5 agents per configuration for 5k-150k games):
 ``games`` games per agent in stages 2-6, and ``0, games/8 .. games`` in stage 1,
 where the shorter trainings are the snapshots of the longest one (0: the initial network) (a run of N
 games with the same seed is bit-for-bit that snapshot). Later stages keep
