@@ -4,10 +4,11 @@ import json
 
 import numpy as np
 import pytest
+import torch
 from typer.testing import CliRunner
 
 from boardlab.arena.stats import wilson
-from boardlab.bots.nothanks_net import DEFAULT_MODEL
+from boardlab.bots.nothanks_net import AS_WRITTEN_MODEL, DEFAULT_MODEL
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
 from boardlab.cli import app
@@ -50,11 +51,15 @@ def test_net_agent_plays_whole_games_with_the_committed_model():
         make_agent("nothanks-net:path=/nonexistent/model.pt")
 
 
-def test_committed_model_imitates_the_expert():
-    net = make_agent("nothanks-net")
+def test_committed_models_imitate_their_reading_of_the_expert():
     states = generate_states(300, seed=2024)
-    agree = np.mean([net.step(s) == make_agent("nothanks-expert").step(s) for s in states])
-    assert agree > 0.93
+    for net, expert in (("nothanks-net", "nothanks-expert:read=flipped"),  # the default: the strong reading
+                        (f"nothanks-net:path={AS_WRITTEN_MODEL}", "nothanks-expert")):
+        net, expert = make_agent(net), make_agent(expert)
+        assert np.mean([net.step(s) == expert.step(s) for s in states]) > 0.93
+    # both load with weights_only=True (no pickled code), and say which reading they learned
+    for path, labels in ((DEFAULT_MODEL, "flipped"), (AS_WRITTEN_MODEL, "as-written")):
+        assert torch.load(path, weights_only=True)["config"].get("labels", "as-written") == labels
 
 
 def test_four_player_table_rotates_seats_and_counts_everything():
@@ -65,7 +70,7 @@ def test_four_player_table_rotates_seats_and_counts_everything():
     for r in rows:
         assert r["score_ci95"][0] <= r["mean_score"] <= r["score_ci95"][1]
         assert 0 <= r["win_ci95"][0] <= r["win_rate"] <= r["win_ci95"][1] <= 1
-    with pytest.raises(BoardlabError, match="4 agents"):
+    with pytest.raises(BoardlabError, match="4 to 8 agents"):
         four_player_table(["random"] * 3, games=1, seed=1)
     low, high = wilson(0.0, 2016)
     assert low == 0.0 and 0.0015 < high < 0.002  # about 3/n, where rate ± 1.96 SE would give [0, 0]
@@ -84,6 +89,22 @@ def test_seatings_balance_seats_and_neighbours():
             pair = (s[seat - 1], s[seat])  # who moves just before whom
             behind[pair] = behind.get(pair, 0) + 1
     assert len(behind) == 12 and set(behind.values()) == {8}
+
+
+def test_six_agents_meet_in_every_ordered_four_equally_often():
+    block = [seating_for(i, 6) for i in range(360)]
+    assert len({tuple(s) for s in block}) == 360 and all(len(set(s)) == 4 for s in block)
+    for agent in range(6):
+        assert sorted(s.index(agent) for s in block if agent in s) == sorted(list(range(4)) * 60)
+    behind = {}
+    for s in block:
+        for seat in range(4):
+            behind[(s[seat - 1], s[seat])] = behind.get((s[seat - 1], s[seat]), 0) + 1
+    assert len(behind) == 30 and len(set(behind.values())) == 1
+    result = four_player_table(["random", "random:seed=2", "random:seed=3", "nothanks-expert", "nothanks-expert:read=flipped",
+                                "random:seed=4"], games=12, seed=1)
+    assert [r["games"] for r in result["rows"]] == [sum(a in seating_for(i, 6) for i in range(12)) for a in range(6)]
+    assert sum(r["win_rate"] * r["games"] for r in result["rows"]) == pytest.approx(12)
 
 
 def test_table_store_resumes_and_refuses_another_table(tmp_path):

@@ -1,6 +1,7 @@
 """Features, a tiny training run, and checkpoint files of the No Thanks! network."""
 
 import pickle
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -9,10 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from boardlab.core.errors import BoardlabError, FormatError, SpecError
-from boardlab.games.nothanks_expert import generate_state, generate_states
+from boardlab.games.nothanks_expert import expert_value, generate_state, generate_states
+from boardlab.agents.registry import make_agent
+from boardlab.bots.nothanks_net import NoThanksNetAgent
 from boardlab.core.registry import make
 from boardlab.nn.nothanks_net import (
-    FEATURE_NAMES, NoThanksNet, TrainConfig, evaluate_model, feature_matrix, features, load_checkpoint,
+    FEATURE_NAMES, NoThanksNet, TrainConfig, evaluate_model, feature_matrix, features, label, load_checkpoint,
     save_checkpoint, train,
 )
 from test_nothanks_expert import table
@@ -110,3 +113,26 @@ def test_corrupt_or_foreign_checkpoints_give_a_clear_error(tmp_path, tiny):
         load_checkpoint(tmp_path / "code.pt")
     with pytest.raises(BoardlabError, match="no No Thanks! model"):
         load_checkpoint(tmp_path / "missing.pt")
+
+
+def test_flipped_labels_teach_the_expert_read_the_other_way_round():
+    states = generate_states(40, seed=5)
+    assert [label(s, "flipped") for s in states] == pytest.approx([1.0 - expert_value(s) for s in states])
+    result = train(TrainConfig(states=300, epochs=80, patience=80, seed=3, batch_size=16, lr=3e-3, labels="flipped"))
+    assert result.config.labels == "flipped" and result.metrics["config"]["labels"] == "flipped"
+    assert result.metrics["test"]["agreement"] > 0.8  # measured against the flipped reading
+    # the net agent then plays the flipped expert's moves, not the study's
+    fresh = generate_states(300, seed=99)
+    net = NoThanksNetAgent()
+    net.model = result.model
+    flipped, as_written = make_agent("nothanks-expert:read=flipped"), make_agent("nothanks-expert")
+    with_flipped = np.mean([net.step(s) == flipped.step(s) for s in fresh])
+    with_written = np.mean([net.step(s) == as_written.step(s) for s in fresh])
+    assert with_flipped > 0.85 and with_written < 0.5
+
+
+def test_labels_setting_is_checked_and_old_configs_read_as_written():
+    with pytest.raises(SpecError, match="labels='upside-down' \\(as-written or flipped\\)"):
+        TrainConfig(labels="upside-down").check()
+    old = {k: v for k, v in asdict(TrainConfig()).items() if k != "labels"}  # a config from before the setting
+    assert TrainConfig.from_dict(old).labels == "as-written"

@@ -64,3 +64,48 @@ def test_diverged_runs_are_ranked_and_named(tmp_path: Path) -> None:
     assert one["diverged"]  # such a learning rate blows the sigmoid network up at once
     assert all(len(row["agents"]) == 2 for row in one["with_random"] if row["config"].endswith("_8"))
     assert "Diverged during training" in tables_markdown(results)
+
+
+def test_study_procedure_carries_stage_one_games_and_prints_the_reward_sets(tmp_path: Path) -> None:
+    from boardlab.experiments.c4_stages import PRESETS
+
+    assert PRESETS["study"]["stage_one_games"] == [5000, 10000, 50000, 100000, 150000]
+    assert PRESETS["study"]["agents"] == 5 and PRESETS["study"]["terminal_reply_value"] == "zero"
+    base = json.loads(json.dumps(STUDY_BASE))
+    base.update({"board": {"rows": 4, "cols": 4}, "needed_to_win": 3})
+    results = run_stages(tmp_path, agents=2, eval_games=4, stages=2, base=base, log=lambda line: None,
+                         stage_one_games=[4, 6, 10], terminal_reply_value="zero", carry_games=True)
+    one, two = results["stages"]
+    assert {row["config"] for row in one["with_random"]} == {f"stage_one_{m}_{g}" for m in ("best_known", "mean") for g in (4, 6, 10)}
+    assert results["base"]["saving_rate"] == 2 and results["base"]["terminal_reply_value"] == "zero"
+    # the winner among every method and count, by the mean of its two table means, configures stage 2
+    assert one["chosen"] == max(one["score"], key=one["score"].get)
+    method, games = one["chosen"][len("stage_one_"):].rsplit("_", 1)
+    run = tmp_path / "runs" / "stage_two_50-1"
+    saved = json.loads((run / "config.json").read_text())
+    assert (saved["estimated_optimal_future_value"], saved["games_to_play"]) == (method, int(games))
+    assert saved["terminal_reply_value"] == "zero"
+    # each configuration's agents are those of 'train c4-qlearning CONFIG --agents 2 --seed 0'
+    from boardlab.nn.qlearning import agent_seeds
+
+    assert [json.loads((tmp_path / "runs" / f"stage_two_50-{n}" / "config.json").read_text())["seed"] for n in (1, 2)] == agent_seeds(0, 2)
+    table = tables_markdown({**results, "stages": results["stages"] + [{**two, "stage": 6}]})
+    assert "table 6.11" in table and "| 6 | 2 | -5 | 0 | 0 |" in table
+
+
+def test_cli_scale_presets_and_explicit_options_over_them(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from boardlab.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["experiment", "c4-stages", "--scale", "huge", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "--scale must be one of study, fast" in result.output
+    result = runner.invoke(app, ["experiment", "c4-stages", "--scale", "fast", "--stages", "1", "--agents", "1",
+                                 "--stage-one-games", "2,4", "--eval-games", "2", "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert (found["scale"], found["agents"], found["eval_games"], found["stage_one_games"]) == ("fast", 1, 2, [2, 4])
+    assert found["base"]["terminal_reply_value"] == "zero" and found["carry_games"] is True
+    assert found["wall_seconds"] >= 0 and json.loads((tmp_path / "results.json").read_text())["scale"] == "fast"
+    assert (tmp_path / "tables.md").read_text().startswith("**Stage 1: all play all**")

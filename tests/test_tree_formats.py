@@ -142,6 +142,70 @@ def test_binary_to_csv_to_binary_is_byte_identical(tree: Tree) -> None:
     assert again == data
 
 
+def typeset(plain: bytes) -> bytes:
+    """The study's typeset form of a plain CSV tree file: ", " between fields."""
+    def field(text: str) -> str:
+        return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
+
+    rows = csv.reader(io.StringIO(plain.decode("utf-8"), newline=""))
+    return "".join(", ".join(map(field, row)) + "\n" for row in rows).encode("utf-8")
+
+
+@given(trees())
+def test_csv_typeset_form_reads_as_the_plain_form(tree: Tree) -> None:
+    plain = csvformat.to_bytes(tree)
+    back = csvformat.parse_csv(typeset(plain))
+    assert_same_tree(back, tree)
+    assert csvformat.to_bytes(back) == plain
+
+
+def test_csv_typeset_form_by_hand() -> None:
+    text = (
+        b"move, visits, visits2, mean_payout, state, children\n"
+        b", 10, 5, 0.0, R, 2\n"
+        b"e4, 7, -4, 0.5,  S1, 0\n"  # the state keeps its own leading space
+        b'd4, 3, 1, -0.25, "S2, quoted", 0\n'
+    )
+    tree = csvformat.parse_csv(text)
+    assert tree.state.to_list() == ["R", " S1", "S2, quoted"]
+    assert tree.move.to_list() == ["", "e4", "d4"]
+    assert tree.visits.tolist() == [10, 7, 3] and tree.visits2.tolist() == [5, -4, 1]
+    assert tree.mean_payout.tolist() == [0.0, 0.5, -0.25]
+    assert THREE_NODES_CSV == csvformat.to_bytes(csvformat.parse_csv(typeset(THREE_NODES_CSV)))
+
+
+def test_csv_mixed_separators_are_refused_with_line_and_reason() -> None:
+    with pytest.raises(FormatError, match=r"^m\.csv: line 3: before field 3 \(visits2\): fields are separated by ', '"):
+        csvformat.parse_csv(b", 10, 5, 0.0, R, 2\ne4, 7, 4, 0.5, S1, 0\nd4, 3,1, -0.25, S2, 0\n", "m.csv")
+
+
+def test_negative_second_counter_is_read_and_written_in_both_formats() -> None:
+    data = bytearray(THREE_NODES_BINARY)
+    data[19:23] = le32(-(2**31))  # e4's visits2: the smallest 32-bit integer
+    tree = binary.parse_binary(bytes(data))
+    assert tree.visits2.tolist() == [0, -(2**31), 1]
+    assert binary.to_bytes(tree) == bytes(data)
+    text = csvformat.to_bytes(tree)
+    assert text.splitlines()[1] == b"e4,7,-2147483648,0.5,S1,0"
+    assert binary.to_bytes(csvformat.parse_csv(text)) == bytes(data)
+    too_low = text.replace(b"-2147483648", b"-2147483649")
+    with pytest.raises(FormatError, match=r"line 2: field 3 \(visits2\) '-2147483649' does not fit"):
+        csvformat.parse_csv(too_low)
+
+
+def test_negative_visits_are_refused_saying_why(tmp_path) -> None:
+    with pytest.raises(FormatError, match=r"line 2: field 2 \(visits\) '-7' is negative \(only the second visit counter"):
+        csvformat.parse_csv(THREE_NODES_CSV.replace(b"e4,7", b"e4,-7"))
+    data = bytearray(THREE_NODES_BINARY)
+    data[15:19] = le32(-7)
+    with pytest.raises(FormatError, match=r"byte 15: negative visit count -7: a visit count counts playouts"):
+        binary.parse_binary(bytes(data))
+    tree = three_nodes()
+    tree.visits[2] = -1
+    with pytest.raises(FormatError, match=r"node 2: visits = -1 is negative"):
+        save_tree(tree, tmp_path / "t.tree")
+
+
 def test_generated_tree_round_trips_through_files(tmp_path) -> None:
     tree = random_mcts_tree(5000, seed=4)
     save_tree(tree, tmp_path / "t.tree")
@@ -177,8 +241,8 @@ def test_binary_truncated_anywhere_is_refused_with_offset(cut: int) -> None:
 @pytest.mark.parametrize(
     ("data", "offset", "message"),
     [
-        (le32(1) + b"R" + le32(-1), 5, "negative child count"),
-        (le32(-3) + b"R" + le32(0), 0, "negative string length"),
+        (le32(1) + b"R" + le32(-1), 5, "negative child count -1: a child count counts the nodes"),
+        (le32(-3) + b"R" + le32(0), 0, "negative string length -3: a string's length counts its UTF-8 bytes"),
         (le32(1) + b"R" + le32(1000) + b"\x00" * 40, 5, "more nodes than the rest of the file"),
         (le32(2) + b"\xc3\x28" + le32(0), 4, "not valid UTF-8"),
         (le32(2) + b"\xed\xa0" + le32(0), 4, "not valid UTF-8"),  # a UTF-16 surrogate

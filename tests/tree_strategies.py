@@ -24,7 +24,7 @@ def tree_shapes(draw: st.DrawFn, max_nodes: int = 40) -> list[int]:
 @st.composite
 def trees(draw: st.DrawFn, max_nodes: int = 40) -> Tree:
     """Random valid trees: any labels (unicode, commas, quotes, newlines, empty), any 32-bit counts
-    that a search could give (no node visited more than its parent), any finite payouts."""
+    that a search could give (the second counter any signed 32-bit value) (no node visited more than its parent), any finite payouts."""
     parent = draw(tree_shapes(max_nodes))
     n = len(parent)
     label = st.text(max_size=8)
@@ -35,7 +35,7 @@ def trees(draw: st.DrawFn, max_nodes: int = 40) -> Tree:
         parent,
         [""] + draw(st.lists(label, min_size=n - 1, max_size=n - 1)),
         visits,
-        draw(st.lists(st.integers(0, 2**31 - 1), min_size=n, max_size=n)),
+        draw(st.lists(st.integers(-(2**31), 2**31 - 1), min_size=n, max_size=n)),  # visits2 may be negative
         draw(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=n, max_size=n)),
         draw(st.lists(label, min_size=n, max_size=n)),
     )

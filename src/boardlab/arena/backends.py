@@ -157,3 +157,68 @@ def run_ray(job: Job, games: Sequence[ScheduledGame], workers: int, address: str
     finally:
         if started:
             ray.shutdown()
+
+
+def _call(fn, item):
+    return fn(item)
+
+
+def map_tasks(fn, items: Sequence, workers: int, backend: str = "process", address: str | None = None) -> Iterator:
+    """``fn(item)`` for each item, yielded as each finishes (any order): in this process
+    (``workers <= 1`` and no Ray), a pool of fresh processes, or Ray.
+
+    For long independent jobs such as training runs, one item per task: ``fn`` must be
+    a module-level function (it is pickled) and each item small. The pool's workers
+    exit when this process is killed (see :func:`_exit_with`), so a job killed with
+    SIGKILL leaves nothing behind that could race its resumed self.
+    """
+    if backend not in BACKENDS:
+        raise BoardlabError(f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})")
+    items = list(items)
+    if backend == "process" and (workers <= 1 or len(items) <= 1):
+        for item in items:
+            yield fn(item)
+        return
+    if backend == "process":
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        executor = ProcessPoolExecutor(max_workers=min(workers, len(items)), mp_context=multiprocessing.get_context(method),
+                                       initializer=_exit_with, initargs=(os.getpid(),))
+        try:
+            pending = {executor.submit(fn, item) for item in items}
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+        return
+    try:
+        import ray
+    except ImportError:
+        raise BoardlabError("--backend ray needs Ray: pip install 'boardlab[ray]'") from None
+    started = False
+    if not ray.is_initialized():
+        try:
+            if address:
+                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+            else:
+                start_local_ray(max(1, workers))
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise BoardlabError(f"cannot start or reach Ray{f' at {address}' if address else ''}: {exc}") from None
+        started = True
+    try:
+        remote = ray.remote(_call)  # ray.remote takes functions only, not a functools.partial
+        fn_ref = ray.put(fn)
+        pending = [remote.remote(fn_ref, item) for item in items]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                try:
+                    yield ray.get(ref)
+                except ray.exceptions.RayTaskError as exc:
+                    if isinstance(getattr(exc, "cause", None), BoardlabError):
+                        raise exc.cause from None
+                    raise
+    finally:
+        if started:
+            ray.shutdown()

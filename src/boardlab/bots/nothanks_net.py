@@ -14,8 +14,12 @@ from boardlab.games.nothanks import PASS, TAKE
 if TYPE_CHECKING:
     from boardlab.nn.nothanks_net import NoThanksNet
 
-#: the committed model (see docs/nothanks.md for the command that made it)
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "nothanks.pt"
+_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+#: the committed default model: trained on the expert read with 1 = TAKE (--labels flipped),
+#: the reading that plays well (docs/nothanks.md has the command that made it and its table)
+DEFAULT_MODEL = _MODELS_DIR / "nothanks-flipped.pt"
+#: the committed model trained on the expert's values as the study wrote them (1 = PASS)
+AS_WRITTEN_MODEL = _MODELS_DIR / "nothanks.pt"
 
 _MODELS: dict[tuple[str, int, int], "NoThanksNet"] = {}
 
@@ -36,12 +40,14 @@ def load_model(path: str | Path) -> "NoThanksNet":
 
 
 class NoThanksNetAgent(Agent):
-    """PASS when the network's predicted expert value is above 0.5, else TAKE."""
+    """PASS when the network's output is above 0.5, else TAKE: it plays the reading of the
+    expert it was trained on (its value, or 1 minus it for ``--labels flipped``)."""
 
     name = "nothanks-net"
-    summary = "8-32-32-1 network trained to imitate the No Thanks! expert"
+    summary = "8-32-32-1 network imitating the No Thanks! expert read with 1 = TAKE (path=... for another model)"
     games = ("nothanks",)
-    options = {"path": Option("path", str, None, f"model file (default: the committed {DEFAULT_MODEL.name})")}
+    options = {"path": Option("path", str, None, f"model file (default: the committed {DEFAULT_MODEL.name}, "
+                                                 f"trained on the flipped reading; {AS_WRITTEN_MODEL.name}: the study's)")}
 
     def __init__(self, **options) -> None:
         super().__init__(**options)

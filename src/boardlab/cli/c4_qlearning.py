@@ -46,7 +46,12 @@ def _print_runs(rows: list[dict], runs_dir: Path) -> None:
 
 def train(
     config: Annotated[Optional[Path], typer.Argument(metavar="CONFIG", help="JSON config with the study's keys (see docs/c4-rl.md): starts a new run.", show_default=False)] = None,
-    resume: Annotated[Optional[str], typer.Option("--resume", "-r", help="Carry on the run of this name (or path) from its last checkpoint.", show_default=False)] = None,
+    resume: Annotated[Optional[List[str]], typer.Option("--resume", "-r", help="Carry on the run of this name (or path) from its last checkpoint; a config's name (no run of that name) resumes all its runs <config>-<n>. Repeatable.", show_default=False)] = None,
+    agents: Annotated[int, typer.Option("--agents", min=1, help="With CONFIG: train this many agents, runs <config>-<n> with distinct seeds derived from the base seed (the study: 5 per configuration). 1 keeps the base seed itself.")] = 1,
+    seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="With CONFIG: the base seed, instead of the config's 'seed' (default 0).", show_default=False)] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Runs trained at once (one process each; one run uses one core).")] = 1,
+    backend: Annotated[str, typer.Option("--backend", help="Where several runs train: 'process' (a local pool of --workers) or 'ray' (a local Ray instance of --workers CPUs, or the cluster at --address).")] = "process",
+    address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the Ray cluster's address.", show_default=False)] = None,
     runs_dir: RunsDir = Path("runs"),
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", help="Stop (with a checkpoint) once this many games are played in all.", show_default=False)] = None,
     list_runs: Annotated[bool, typer.Option("--list-runs", help="List the runs in --runs-dir and the agent spec that plays each; train nothing.")] = False,
@@ -55,12 +60,13 @@ def train(
     snapshot: Annotated[Optional[int], typer.Option("--snapshot", help="With --export: the snapshot at this many games instead of the latest checkpoint.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option(
         "--json",
-        help=JSON_HELP + " Training: {run, path, games_played, games_to_play, checkpoint}. --list-runs: a list of "
+        help=JSON_HELP + " Training: {run, path, games_played, games_to_play, checkpoint}; several runs (--agents N, --resume CONFIG): "
+        "a list of {run, path, games_played, games_to_play, error, diverged} (error: null, or why that run stopped). --list-runs: a list of "
         "{run, config, games_played, games_to_play, agent}. --export: {run, games_played, out, bytes}.",
     )] = False,
 ) -> None:
-    """Train a Connect Four Q-network by self-play: [b]CONFIG[/] starts run [b]<config>-<n>[/] (checkpoints every saving_rate games), [b]--resume RUN[/] carries one on bit for bit."""
-    from boardlab.nn.qlearning import export_run, find_run, load_config, new_run, run_summaries, train_run
+    """Train a Connect Four Q-network by self-play: [b]CONFIG[/] starts run [b]<config>-<n>[/] (checkpoints every saving_rate games), [b]--agents N[/] starts N of them with distinct seeds, [b]--resume RUN[/] carries one on bit for bit (after a kill too)."""
+    from boardlab.nn.qlearning import export_run, find_run, find_runs, load_config, new_runs, run_summaries, train_run
 
     modes = [name for name, given in (("CONFIG", config is not None), ("--resume", resume is not None),
                                       ("--list-runs", list_runs), ("--export", export is not None)) if given]
@@ -69,6 +75,10 @@ def train(
                             + (f", not {' and '.join(modes)}" if modes else ""))
     if (out is not None or snapshot is not None) and export is None:
         raise BoardlabError("--out and --snapshot go with --export RUN")
+    if config is None and (agents != 1 or seed is not None):
+        raise BoardlabError("--agents and --seed go with CONFIG (a resumed run keeps the seed in its config.json)")
+    if backend not in ("process", "ray"):
+        raise BoardlabError(f"--backend must be 'process' or 'ray', not {backend!r}")
     if out is not None:
         check_output_file(out, "--out")
     if list_runs:
@@ -90,10 +100,16 @@ def train(
     if stop_after is not None and stop_after < 0:
         raise BoardlabError(f"--stop-after must not be negative, not {stop_after}")  # checked before a run folder is made
     if resume is not None:
-        run = find_run(resume, runs_dir)
-        cfg = load_config(run.config_file)
+        runs = [run for name in resume for run in find_runs(name, runs_dir)]
+        if len({run.path for run in runs}) != len(runs):
+            raise BoardlabError("--resume names the same run twice")
     else:
-        run, cfg = new_run(config, runs_dir)
+        runs = [run for run, _ in new_runs(config, runs_dir, agents=agents, seed=seed)]
+    if len(runs) > 1 or workers > 1 or backend != "process":
+        _train_batch(runs, stop_after, workers, backend, address, json_out)
+        return
+    run = runs[0]
+    cfg = load_config(run.config_file)
     if not json_out:
         err_console.print(f"run {run.name} in {run.path.parent}")
     goal = cfg.games_to_play if stop_after is None else min(stop_after, cfg.games_to_play)
@@ -110,6 +126,35 @@ def train(
         print_json(result)
     else:
         console.print(f"{run.name}: {learner.games_played}/{cfg.games_to_play} games, checkpoint {run.checkpoint}")
+
+
+def _train_batch(runs: list, stop_after: Optional[int], workers: int, backend: str, address: Optional[str], json_out: bool) -> None:
+    """Several runs at once, one per worker; each finished run is reported as it ends."""
+    from functools import partial
+
+    from boardlab.arena.backends import map_tasks
+    from boardlab.nn.qlearning import train_run_job
+
+    if not json_out:
+        err_console.print(f"training {len(runs)} runs in {runs[0].path.parent} ({', '.join(r.name for r in runs)}) "
+                          f"with {workers} worker(s); --resume {runs[0].config_name} carries them on if stopped")
+    results = []
+    try:
+        for result in map_tasks(partial(train_run_job, stop_after=stop_after), [str(r.path) for r in runs], workers, backend, address):
+            results.append(result)
+            if not json_out:
+                line = f"{result['run']}: {result['games_played']}/{result['games_to_play']} games"
+                console.print(line + (f" [red]stopped: {result['error']}[/]" if result["error"] else ""))
+    except KeyboardInterrupt:
+        err_console.print(f"stopped; 'boardlab train c4-qlearning --resume {runs[0].config_name}' continues every run from its last checkpoint")
+        raise typer.Exit(130) from None
+    order = {str(r.path): i for i, r in enumerate(runs)}
+    results.sort(key=lambda r: order[r["path"]])
+    if json_out:
+        print_json(results)
+    failed = [r for r in results if r["error"]]
+    if failed:
+        raise BoardlabError(f"{len(failed)} of {len(results)} runs stopped early: " + "; ".join(f"{r['run']}: {r['error']}" for r in failed))
 
 
 def evaluate(
@@ -174,19 +219,51 @@ recipe = Recipe(
 
 def stages(
     out: Annotated[Path, typer.Option("--out", help="Folder for runs/, results.json, tables.md and stage_one.png; re-running resumes.")] = Path("runs/c4-stages"),
-    games: Annotated[int, typer.Option("--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2).")] = 1000,
-    agents: Annotated[int, typer.Option("--agents", help="Agents (seeds) trained per configuration (the study: 5).")] = 2,
-    eval_games: Annotated[int, typer.Option("--eval-games", help="Games against random per agent and seat (the study: 1000).")] = 200,
-    workers: Annotated[int, typer.Option("--workers", help="Training processes.")] = 1,
+    scale: Annotated[Optional[str], typer.Option("--scale", help="A preset: 'study' (5 agents, stage 1 at 5k-150k games, 1000 games per seat against random, the listing's update rule, later stages at stage 1's choice: hours on many cores) or 'fast' (the same procedure in a minute or two, for CI). Options given explicitly override it.", show_default=False)] = None,
+    games: Annotated[Optional[int], typer.Option("--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2 unless --stage-one-games). Default 1000.", show_default=False)] = None,
+    stage_one_games: Annotated[Optional[str], typer.Option("--stage-one-games", help="Stage 1's game counts, comma-separated (the study: 5000,10000,50000,100000,150000); runs of the largest are ranked at each count.", show_default=False)] = None,
+    carry_games: Annotated[Optional[bool], typer.Option("--carry-games/--fixed-games", help="Choose stage 1's winner among every method and game count and train later stages that many games (the study), or choose the method only and train --games. Default: carry with --stage-one-games.", show_default=False)] = None,
+    terminal_reply_value: Annotated[Optional[str], typer.Option("--terminal-reply-value", help="'zero': the study's update (a reply that ends the game is worth 0, as in its listing); 'reward': that reply's reward (loss or tie). Default: the base config's (reward), 'zero' with --scale.", show_default=False)] = None,
+    agents: Annotated[Optional[int], typer.Option("--agents", min=1, help="Agents (seeds) trained per configuration (the study: 5). Default 2.", show_default=False)] = None,
+    eval_games: Annotated[Optional[int], typer.Option("--eval-games", min=1, help="Games against random per agent and seat (the study: 1000). Default 200.", show_default=False)] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Runs trained at once (one process each), as train c4-qlearning --agents N --workers W.")] = 1,
+    backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool) or 'ray' (a local Ray instance).")] = "process",
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning --agents N --seed SEED.")] = 0,
     stages: Annotated[int, typer.Option("--stages", min=1, max=6, help="Run stages 1..STAGES.")] = 6,
     positions: Positions = None,
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, base, stages [{stage, all_play_all, with_random, score, chosen}], final_config.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, seed, stage_one_games, carry_games, base, stages [{stage, all_play_all, with_random, score, chosen, diverged}], reward_sets (table 6.11, with stage 6: [{set, win, loss, tie, each_move}]), final_config, scale, wall_seconds.")] = False,
 ) -> None:
-    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards)."""
-    from boardlab.experiments.c4_stages import run_stages, write_reports
+    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards), each configured from the previous stage's winner."""
+    import time
 
-    results = run_stages(out, games=games, agents=agents, eval_games=eval_games, workers=workers, stages=stages,
-                         positions=_positions(positions), log=lambda line: err_console.print(line))
+    from boardlab.experiments.c4_stages import PRESETS, run_stages, write_reports
+
+    if backend not in ("process", "ray"):
+        raise BoardlabError(f"--backend must be 'process' or 'ray', not {backend!r}")
+    if scale is not None and scale not in PRESETS:
+        raise BoardlabError(f"--scale must be one of {', '.join(PRESETS)}, not {scale!r}")
+    preset = dict(PRESETS[scale]) if scale else {}
+    counts = preset.get("stage_one_games")
+    if stage_one_games is not None:
+        try:
+            counts = [int(x) for x in stage_one_games.split(",") if x.strip()]
+        except ValueError:
+            raise BoardlabError(f"--stage-one-games must be whole numbers separated by commas, not {stage_one_games!r}") from None
+    if terminal_reply_value is not None and terminal_reply_value not in ("zero", "reward"):
+        raise BoardlabError(f"--terminal-reply-value must be 'zero' or 'reward', not {terminal_reply_value!r}")
+    settings = {
+        "games": games if games is not None else 1000,
+        "agents": agents if agents is not None else preset.get("agents", 2),
+        "eval_games": eval_games if eval_games is not None else preset.get("eval_games", 200),
+        "stage_one_games": counts,
+        "terminal_reply_value": terminal_reply_value if terminal_reply_value is not None else preset.get("terminal_reply_value"),
+        "carry_games": carry_games if carry_games is not None else preset.get("carry_games", counts is not None),
+    }
+    started = time.monotonic()
+    results = run_stages(out, workers=workers, stages=stages, positions=_positions(positions),
+                         log=lambda line: err_console.print(line), seed=seed, backend=backend, **settings)
+    results["scale"] = scale
+    results["wall_seconds"] = round(time.monotonic() - started, 1)  # this invocation's (a resumed run counts only its own part)
     reports = write_reports(out, results)
     if json_out:
         print_json(results)

@@ -39,6 +39,11 @@ def check_declaration(game: Game) -> None:
         from boardlab.agents.evaluators import evaluator_for
 
         evaluator_for(game, default)  # raises when it is unknown or judges another game
+    agent = game.default_agent()
+    if agent is not None:
+        from boardlab.agents.registry import make_agent
+
+        make_agent(agent, game)  # raises when it is unknown or plays another game
 
 
 #: states of each random game checked in full (each costs a JSON and a notation round trip)

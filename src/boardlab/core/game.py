@@ -195,6 +195,11 @@ class Game:
         forces random playouts), or None for random playouts."""
         return None
 
+    def default_agent(self) -> str | None:
+        """The agent spec the web page offers first for this game (its strongest cheap
+        player), or None: MCTS with the game's defaults."""
+        return None
+
     def observation_tensor_shape(self) -> tuple[int, ...] | None:
         """The shape of :meth:`State.observation_tensor`, or None: the game offers no tensor
         (the default; there is no generic one, since only the game knows what a seat may

@@ -14,7 +14,12 @@ ranked both ways (:mod:`boardlab.experiments.c4_rl`). The best configuration of
 a stage — highest mean of its two ranking means — is carried to the next stage
 (the study chose by judgement from the same two tables).
 
-Scaling (the study trained 5 agents per configuration for 5k-150k games):
+``--scale study`` (:data:`PRESETS`) runs the study's own procedure and sizes: 5 agents
+per configuration, stage 1 at 5,000-150,000 games, the listing's update rule, 1,000
+games per seat against random, and stage 1's winner (method and game count) carried on;
+``--scale fast`` is the same procedure in miniature for CI.
+
+Scaling by hand (the study trained 5 agents per configuration for 5k-150k games):
 ``games`` games per agent in stages 2-6, and ``0, games/8 .. games`` in stage 1,
 where the shorter trainings are the snapshots of the longest one (0: the initial network) (a run of N
 games with the same seed is bit-for-bit that snapshot). Later stages keep
@@ -24,7 +29,7 @@ games with the same seed is bit-for-bit that snapshot). Later stages keep
 from __future__ import annotations
 
 import json
-from concurrent.futures import ProcessPoolExecutor
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -35,7 +40,8 @@ from boardlab.experiments.c4_rl import TrainedAgent, all_play_all, with_random
 import torch
 
 from boardlab.nn.c4_qnet import q_function
-from boardlab.nn.qlearning import Learner, Run, TrainingDiverged, config_from_dict, train_run
+from boardlab.arena.backends import map_tasks
+from boardlab.nn.qlearning import Learner, Run, agent_seeds, config_from_dict, train_run_job
 
 STUDY_BASE: dict[str, Any] = {  # listing 6.1
     "board": {"rows": 6, "cols": 7},
@@ -95,35 +101,30 @@ class Job:
     config: dict
 
 
-def _train(job: Job) -> str:
-    import torch
-
-    torch.set_num_threads(1)
+def _prepare(job: Job) -> None:
+    """Write the run's config (with its agent's seed) before training, as ``train c4-qlearning --agents`` does."""
     run = Run(Path(job.run_path))
     if not (run.path / "config.json").exists():
         run.path.mkdir(parents=True, exist_ok=True)
         write_atomic(run.path / "config.json", json.dumps(job.config, indent=2) + "\n")
-    try:
-        train_run(run)
-    except TrainingDiverged as exc:
-        # the study would have kept such an agent too: it plays from its last finite checkpoint
-        write_atomic(run.path / "diverged.json", json.dumps({"message": str(exc)}) + "\n")
-    return job.run_path
 
 
-def _train_all(jobs: list[Job], workers: int, log: Callable[[str], None]) -> None:
+def _train_all(jobs: list[Job], workers: int, log: Callable[[str], None], backend: str = "process") -> None:
+    """Train the unfinished runs as ``train c4-qlearning --agents N --workers W`` does: one
+    run per worker, each resumable from its checkpoint after a kill."""
     todo = [j for j in jobs if not _finished(j)]
     if not todo:
         return
+    for job in todo:
+        _prepare(job)
     log(f"training {len(todo)} runs with {workers} worker(s)")
-    if workers <= 1:
-        for j in todo:
-            _train(j)
-            log(f"  done {Path(j.run_path).name}")
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for path in pool.map(_train, todo):
-            log(f"  done {Path(path).name}")
+    for result in map_tasks(train_run_job, [j.run_path for j in todo], workers, backend):
+        if result["diverged"]:
+            # the study would have kept such an agent too: it plays from its last finite checkpoint
+            write_atomic(Path(result["path"]) / "diverged.json", json.dumps({"message": result["error"]}) + "\n")
+        elif result["error"]:
+            raise BoardlabError(f"{result['run']}: {result['error']}")
+        log(f"  done {result['run']}" + (f" (diverged: {result['error']})" if result["error"] else ""))
 
 
 def _finished(job: Job) -> bool:
@@ -139,6 +140,27 @@ def _score(apa: list[dict], wr: list[dict]) -> dict[str, float]:
     return {c: (a[c] + w[c]) / 2 for c in w}
 
 
+#: the study's own scale and a quick one for CI (``boardlab experiment c4-stages --scale NAME``);
+#: explicit options override a preset's values
+PRESETS: dict[str, dict[str, Any]] = {
+    # chapter 6: 5 agents per configuration, stage 1 at 5k-150k games, 1000 games per seat against
+    # random, the listing's update (0 for a reply that ends the game), later stages at stage 1's choice
+    "study": {"agents": 5, "eval_games": 1000, "stage_one_games": [5000, 10000, 50000, 100000, 150000],
+              "terminal_reply_value": "zero", "carry_games": True},
+    # the same procedure in a minute or two (CI): 2 agents, stage 1 at 10-40 games
+    "fast": {"agents": 2, "eval_games": 20, "stage_one_games": [10, 20, 40],
+             "terminal_reply_value": "zero", "carry_games": True},
+}
+
+
+def reward_sets_table() -> str:
+    """Table 6.11 of the study: the reward sets compared in stage 6."""
+    lines = ["| set | win | loss | tie | each move |", "|---:|---:|---:|---:|---:|"]
+    for n, r in REWARD_SETS.items():
+        lines.append(f"| {n} | {r['win']} | {r['loss']} | {r['tie']} | {r['each_move']} |")
+    return "\n".join(lines)
+
+
 def run_stages(
     out: Path,
     games: int = 1000,
@@ -149,19 +171,47 @@ def run_stages(
     base: dict | None = None,
     positions: list | None = None,
     log: Callable[[str], None] = print,
+    seed: int = 0,
+    backend: str = "process",
+    stage_one_games: list[int] | None = None,
+    terminal_reply_value: str | None = None,
+    carry_games: bool = False,
 ) -> dict[str, Any]:
-    """Train and rank every stage; results go to ``out/results.json`` (re-running resumes)."""
-    if games < 8:
-        raise BoardlabError(f"games must be at least 8 (stage 1 ranks snapshots at games/8), not {games}")
+    """Train and rank every stage; results go to ``out/results.json`` (re-running resumes).
+
+    Stage 1 ranks the snapshots of runs of its longest game count: by default
+    ``0, games/8, games/4, games/2, games``; with ``stage_one_games`` those counts (the
+    study: 5,000-150,000; snapshots every gcd of them). ``terminal_reply_value``
+    sets the update rule (``"zero"``: the study's listing). With ``carry_games`` the
+    stage-1 winner is chosen among every method and game count and later stages
+    train that many games (the study's procedure); otherwise only the method is
+    chosen (at the longest count) and later stages train ``games``.
+    """
     base = json.loads(json.dumps(base or STUDY_BASE))
-    base["games_to_play"] = games
-    base["saving_rate"] = max(1, games // 8)
-    results: dict[str, Any] = {"games": games, "agents": agents, "eval_games": eval_games, "base": base, "stages": []}
+    if stage_one_games is None:
+        if games < 8:
+            raise BoardlabError(f"games must be at least 8 (stage 1 ranks snapshots at games/8), not {games}")
+        step = games // 8
+        counts, with_zero, saving = [step, 2 * step, 4 * step, games], True, step
+    else:
+        counts = sorted(set(stage_one_games))
+        if not counts or counts[0] < 1:
+            raise BoardlabError(f"stage 1's game counts must be positive, not {stage_one_games}")
+        with_zero, saving = False, math.gcd(*counts)
+    if terminal_reply_value is not None:
+        base["terminal_reply_value"] = terminal_reply_value
+    longest = counts[-1]
+    base["games_to_play"] = longest
+    base["saving_rate"] = saving
+    results: dict[str, Any] = {"games": games, "agents": agents, "eval_games": eval_games, "seed": seed,
+                               "stage_one_games": ([0] if with_zero else []) + counts, "carry_games": carry_games,
+                               "base": base, "stages": []}
     runs_dir = out / "runs"
 
     def jobs_for(name: str, cfg: dict) -> list[Job]:
         config_from_dict(cfg, name)  # validate before spending time
-        return [Job(name, str(runs_dir / f"{name}-{i + 1}"), {**cfg, "seed": 1000 * (i + 1)}) for i in range(agents)]
+        # the agents of 'train c4-qlearning CONFIG --agents N --seed SEED': runs <config>-<n>, seeds derived from SEED
+        return [Job(name, str(runs_dir / f"{name}-{i + 1}"), {**cfg, "seed": s}) for i, s in enumerate(agent_seeds(seed, agents))]
 
     # stage 1: method x games (snapshots of the longest runs)
     jobs = []
@@ -169,33 +219,40 @@ def run_stages(
         cfg = json.loads(json.dumps(base))
         cfg["estimated_optimal_future_value"] = method
         jobs += jobs_for(f"stage_one_{method}", cfg)
-    _train_all(jobs, workers, log)
-    step = base["saving_rate"]  # snapshots exist at multiples of it: about 1/8, 1/4, 1/2 of the games
-    fractions = [step, 2 * step, 4 * step, games]
+    _train_all(jobs, workers, log, backend)
     stage_agents = []
     for job in jobs:
         run = Run(Path(job.run_path))
         snaps = dict(run.snapshots())
-        for g in fractions:
+        for g in counts:
             if g in snaps:
                 agent = TrainedAgent.from_checkpoint(snaps[g], f"{run.name}@{g}", f"{job.config_name}_{g}")
-                agent.diverged = (run.path / "diverged.json").exists() and g == games
-            elif g == games:  # a run that diverged earlier: its last checkpoint (or initial network)
+                agent.diverged = (run.path / "diverged.json").exists() and g == longest
+            elif g == longest:  # a run that diverged earlier: its last checkpoint (or initial network)
                 agent = TrainedAgent.from_run(run)
                 agent.name, agent.config_name = f"{run.name}@{g}", f"{job.config_name}_{g}"
             else:
                 continue
             stage_agents.append(agent)
-    # games 0: the initial networks of the same seeds, the baseline every row is measured against
-    for job in jobs:
-        with torch.random.fork_rng(devices=[]):
-            learner = Learner.new(config_from_dict(job.config, job.config_name))
-        stage_agents.append(TrainedAgent(f"{Path(job.run_path).name}@0", f"{job.config_name}_0", learner.cfg, q_function(learner.net)))
+    if with_zero:  # games 0: the initial networks of the same seeds, the baseline every row is measured against
+        for job in jobs:
+            with torch.random.fork_rng(devices=[]):
+                learner = Learner.new(config_from_dict(job.config, job.config_name))
+            stage_agents.append(TrainedAgent(f"{Path(job.run_path).name}@0", f"{job.config_name}_0", learner.cfg, q_function(learner.net)))
     results["stages"].append(_rank_stage(1, stage_agents, eval_games, log, positions))
-    best_method = max(("best_known", "mean"), key=lambda m: results["stages"][0]["score"][f"stage_one_{m}_{games}"])
+    score = results["stages"][0]["score"]
+    if carry_games:
+        chosen = max((f"stage_one_{m}_{g}" for m in ("best_known", "mean") for g in counts if f"stage_one_{m}_{g}" in score),
+                     key=score.get)
+    else:
+        chosen = max((f"stage_one_{m}_{longest}" for m in ("best_known", "mean")), key=score.get)
+    method = "best_known" if chosen.startswith("stage_one_best_known_") else "mean"
+    later_games = int(chosen.rsplit("_", 1)[1]) if carry_games else games
     current = json.loads(json.dumps(base))
-    current["estimated_optimal_future_value"] = best_method
-    results["stages"][0]["chosen"] = f"stage_one_{best_method}_{games}"
+    current["estimated_optimal_future_value"] = method
+    current["games_to_play"] = later_games
+    current["saving_rate"] = max(1, later_games // 8)
+    results["stages"][0]["chosen"] = chosen
     _save(out, results)
 
     for stage in range(2, stages + 1):
@@ -206,7 +263,7 @@ def run_stages(
             name = f"stage_{STAGE_NAMES[stage - 1]}_{suffix}"
             names[name] = cfg
             jobs += jobs_for(name, cfg)
-        _train_all(jobs, workers, log)
+        _train_all(jobs, workers, log, backend)
         stage_agents = [TrainedAgent.from_run(Run(Path(j.run_path))) for j in jobs]
         summary = _rank_stage(stage, stage_agents, eval_games, log, positions)
         chosen = max(summary["score"], key=summary["score"].get)
@@ -214,6 +271,8 @@ def run_stages(
         current = names[chosen]
         results["stages"].append(summary)
         _save(out, results)
+    if stages >= 6:
+        results["reward_sets"] = [{"set": n, **r} for n, r in REWARD_SETS.items()]
     results["final_config"] = current
     _save(out, results)
     return results
@@ -236,6 +295,10 @@ def tables_markdown(results: dict[str, Any]) -> str:
     lines = []
     for summary in results["stages"]:
         stage = summary["stage"]
+        if stage == 6:
+            lines.append("**Stage 6: the reward sets compared (the study's table 6.11)**\n")
+            lines.append(reward_sets_table())
+            lines.append("")
         for key, title in (("all_play_all", "all play all"), ("with_random", f"against random, {results['eval_games']} games per seat")):
             lines.append(f"**Stage {stage}: {title}**\n")
             graded = all("optimal_mean" in row for row in summary[key])
@@ -278,6 +341,7 @@ def plot_stage_one(results: dict[str, Any], path: Path) -> None:
 
 def write_reports(out: Path, results: dict[str, Any]) -> dict[str, str]:
     """Write ``out/tables.md`` (the stage tables) and ``out/stage_one.png``; returns the tables and both paths."""
+    _save(out, results)  # with what the caller added (the preset's name, the wall time)
     tables = tables_markdown(results)
     write_atomic(out / "tables.md", tables)
     plot_stage_one(results, out / "stage_one.png")

@@ -70,16 +70,24 @@ def imitation_over_seeds(
 SEATINGS = [list(p) for p in itertools.permutations(range(4))]
 
 
-def seating_for(index: int) -> list[int]:
-    """Game ``index``'s seating (seat -> agent index): the 24 orders in turn.
+def seatings(agents: int) -> list[list[int]]:
+    """Every ordered choice of 4 of ``agents`` agents (the 24 orders of four when there are four)."""
+    return [list(p) for p in itertools.permutations(range(agents), 4)]
+
+
+def seating_for(index: int, agents: int = 4) -> list[int]:
+    """Game ``index``'s seating (seat -> agent index): every order in turn.
 
     Rotating the seats alone keeps the cyclic order, so an agent would always
     sit behind the same one -- and in No Thanks! the player before you decides
     which cards reach you and with how many chips. Cycling through all 24
     orders puts each agent in each seat and behind each other agent equally
-    often (in every block of 24 games).
+    often (in every block of 24 games). With more than four agents the cycle
+    is every ordered choice of four (360 for six), with the same balance, and
+    each agent plays 4/N of the games.
     """
-    return SEATINGS[index % len(SEATINGS)]
+    orders = SEATINGS if agents == 4 else seatings(agents)
+    return orders[index % len(orders)]
 
 
 def four_player_table(
@@ -89,16 +97,19 @@ def four_player_table(
     on_game: Callable[[int], None] | None = None,
     store: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Play ``games`` games of ``nothanks:players=4``, seats rotated through all 24 orders.
+    """Play ``games`` games of ``nothanks:players=4``, seats cycled through every order.
 
     Game ``i`` seats the agents by :func:`seating_for` and is seeded by
     ``derive_seed(seed, "nothanks-table", i)``, so any game can be replayed on
-    its own. With ``store`` (a JSON-lines file) each finished game is appended
+    its own. With more than four agents each game seats four of them (every
+    ordered choice in turn), so rows compare agents that met the same mix of
+    opponents. With ``store`` (a JSON-lines file) each finished game is appended
     as it ends and games already there are not played again: a stopped run
-    resumes. Win rate counts a shared win as its share (1/k), so win rates sum to 1.
+    resumes. Win rate counts a shared win as its share (1/k), so win rates sum to 1
+    over the four seats of a game.
     """
-    if len(agents) != 4:
-        raise BoardlabError(f"the 4-player table needs 4 agents, got {len(agents)}")
+    if not 4 <= len(agents) <= 8:
+        raise BoardlabError(f"the 4-player table needs 4 to 8 agents, got {len(agents)}")
     game = make("nothanks", players=4)
     players = [make_agent(spec, game) for spec in agents]
     done: dict[int, dict[str, Any]] = {}
@@ -126,7 +137,7 @@ def four_player_table(
     try:
         for index in range(games):
             if index not in done:
-                seating = seating_for(index)
+                seating = seating_for(index, len(agents))
                 record = play_game(game, [players[a] for a in seating], seed=derive_seed(seed, "nothanks-table", index))
                 final = game.state_from_history(record.actions, record.seed)
                 row = {"index": index, "seed": seed, "agents": list(agents), "seating": seating,
@@ -212,9 +223,10 @@ def agreement_in_play(agents: Sequence[str], games: int, seed: int, model: str |
     for these; this is the agreement that decides how alike the two play.
     """
     from boardlab.bots.nothanks_net import DEFAULT_MODEL, load_model
-    from boardlab.games.nothanks_expert import expert_value
+    from boardlab.nn.nothanks_net import label
 
     net = load_model(model or DEFAULT_MODEL)
+    labels = load_checkpoint(model or DEFAULT_MODEL)[1].labels  # the reading the net was trained on
     game = make("nothanks", players=4)
     players = [make_agent(spec, game) for spec in agents]
     counts = {"decisions": 0, "agree": 0}
@@ -223,10 +235,10 @@ def agreement_in_play(agents: Sequence[str], games: int, seed: int, model: str |
         if player < 0 or len(state.legal_actions()) < 2:
             return
         counts["decisions"] += 1
-        counts["agree"] += (expert_value(state) > 0.5) == (net.value(state) > 0.5)
+        counts["agree"] += (label(state, labels) > 0.5) == (net.value(state) > 0.5)
 
     for index in range(games):
-        seating = seating_for(index)
+        seating = seating_for(index, len(agents))
         play_game(game, [players[a] for a in seating], seed=derive_seed(seed, "nothanks-table", index), on_move=on_move)
     return {**counts, "agreement": counts["agree"] / counts["decisions"] if counts["decisions"] else math.nan}
 
@@ -253,7 +265,7 @@ def evaluate_model_file(model: str | Path, states: int = 1000, seed: int = 2026,
             raise BoardlabError(f"{model}: no {metrics_file.name} beside it, so no learning curve to plot")
         metrics = read_metrics(metrics_file)
     held_out = generate_states(states, derive_seed(seed, "nothanks-imitation-eval"), config.players, config.generator)
-    report = evaluate_model(net, held_out)
+    report = evaluate_model(net, held_out, config.labels)
     written = str(plot_learning_curve(metrics, plot)) if metrics is not None else None
-    return {"model": str(model), "states": states, "seed": seed,
+    return {"model": str(model), "states": states, "seed": seed, "labels": config.labels,
             **{k: report[k] for k in ("agreement", "mse", "confusion")}, "plot": written}

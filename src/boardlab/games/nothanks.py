@@ -129,6 +129,11 @@ class NoThanks(Game):
     )
     parameters = {"players": Option("players", int, 4, "number of players (3-7)", between(3, 7))}
 
+    def default_agent(self) -> str | None:
+        # the network trained on the expert read with 1 = TAKE: it plays as well as that
+        # expert (docs/nothanks.md, table (b)) and answers at once, where MCTS takes seconds
+        return "nothanks-net"
+
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.players: int = self.params["players"]

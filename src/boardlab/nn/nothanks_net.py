@@ -52,6 +52,8 @@ from boardlab.games.nothanks import STACK, NoThanksState
 from boardlab.games.nothanks_expert import GENERATORS, expert_value, generate_states
 
 CHECKPOINT_FORMAT = "boardlab-nothanks-net/1"
+#: how the expert's values become targets (see TrainConfig.labels)
+LABELS = ("as-written", "flipped")
 FEATURE_NAMES = (
     "card", "pot", "own_chips", "own_cards", "own_neighbour", "opponent_neighbour",
     "opponent_broke", "max_opponent_chips",
@@ -128,6 +130,9 @@ class TrainConfig:
     #: state generator: "plausible" (mixed habits) or "random" (see generate_state)
     generator: str = "plausible"
     seed: int = 1
+    #: the expert's values as the study wrote them ("as-written": 1 = PASS), or read the other
+    #: way round ("flipped": the target is 1 - value, the reading of nothanks-expert:read=flipped)
+    labels: str = "as-written"
 
     def check(self) -> None:
         problems = []
@@ -159,6 +164,8 @@ class TrainConfig:
             problems.append(f"schedule={self.schedule!r} (none or plateau)")
         if self.generator not in GENERATORS:
             problems.append(f"generator={self.generator!r} ({' or '.join(GENERATORS)})")
+        if self.labels not in LABELS:
+            problems.append(f"labels={self.labels!r} ({' or '.join(LABELS)})")
         if not 3 <= self.players <= 7:
             problems.append(f"players={self.players} (3-7)")
         if problems:
@@ -188,19 +195,32 @@ class TrainConfig:
         return train - validation, validation, test
 
 
-def labelled(states: Sequence[NoThanksState]) -> tuple[torch.Tensor, torch.Tensor]:
+def label(state: NoThanksState, labels: str = "as-written") -> float:
+    """The target of ``state``: the expert's value, or 1 minus it with ``labels="flipped"``.
+
+    Either way a value above 0.5 means PASS to the agent that reads it, so
+    ``nothanks-net`` plays the reading it was trained on: flipped, it copies
+    ``nothanks-expert:read=flipped`` (which passes when the value is below 0.5).
+    """
+    value = expert_value(state)
+    return 1.0 - value if labels == "flipped" else value
+
+
+def labelled(states: Sequence[NoThanksState], labels: str = "as-written") -> tuple[torch.Tensor, torch.Tensor]:
+    if labels not in LABELS:
+        raise SpecError(f"labels must be {' or '.join(LABELS)}, not {labels!r}")
     x = torch.from_numpy(feature_matrix(states))
-    y = torch.tensor([expert_value(s) for s in states], dtype=torch.float32)
+    y = torch.tensor([label(s, labels) for s in states], dtype=torch.float32)
     return x, y
 
 
-def evaluate_model(model: NoThanksNet, states: Sequence[NoThanksState]) -> dict[str, Any]:
-    """Agreement with the expert's TAKE/PASS (threshold 0.5), MSE and the confusion table.
+def evaluate_model(model: NoThanksNet, states: Sequence[NoThanksState], labels: str = "as-written") -> dict[str, Any]:
+    """Agreement with the expert's TAKE/PASS (threshold 0.5) in the reading ``labels``, MSE and the confusion table.
 
     ``confusion[e][n]`` counts states where the expert says ``e`` and the net
     ``n`` (0 TAKE, 1 PASS).
     """
-    x, y = labelled(states)
+    x, y = labelled(states, labels)
     model.eval()
     with torch.no_grad():
         pred = model(x)
@@ -247,8 +267,8 @@ def _train(config: TrainConfig, on_epoch: Callable[[int, float, float], None] | 
     order = np.random.default_rng(derive_seed(config.seed, "nothanks-imitation-split")).permutation(len(states))
     states = [states[i] for i in order]
     fit_states, val_states, test_states = states[:fit_n], states[fit_n:fit_n + val_n], states[fit_n + val_n:]
-    x_fit, y_fit = labelled(fit_states)
-    x_val, y_val = labelled(val_states)
+    x_fit, y_fit = labelled(fit_states, config.labels)
+    x_val, y_val = labelled(val_states, config.labels)
 
     torch.manual_seed(config.seed)
     batches = torch.Generator().manual_seed(config.seed)
@@ -294,8 +314,8 @@ def _train(config: TrainConfig, on_epoch: Callable[[int, float, float], None] | 
         "epochs_run": len(history["train_loss"]),
         "best_epoch": best[1],
         "history": history,
-        "train": evaluate_model(model, fit_states),
-        "test": evaluate_model(model, test_states),
+        "train": evaluate_model(model, fit_states, config.labels),
+        "test": evaluate_model(model, test_states, config.labels),
     }
     return TrainResult(model, config, metrics)
 

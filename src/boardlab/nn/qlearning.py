@@ -23,6 +23,10 @@ is its own mirror), and values are always learned from the first player's view
 (the second player's positions have their stones swapped): see
 :mod:`boardlab.nn.c4_qnet`.
 
+Several agents of one config (the study trained five per configuration) are
+made by :func:`new_runs`: runs ``<config>-<n>`` (the next free numbers), each
+with its own seed written into its ``config.json`` (:func:`agent_seeds`).
+
 Runs live in a runs folder as ``<config>-<n>/`` with ``config.json``,
 ``checkpoint.pt`` (the latest, written atomically every ``saving_rate`` games)
 and ``snapshots/games-<N>.pt``. A checkpoint holds the model and optimizer
@@ -32,12 +36,15 @@ resumed run continues bit for bit as if it had never stopped.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import io
 import json
 import math
 import random
 import re
 import warnings
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -49,6 +56,7 @@ from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.files import parse_json, read_json
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
+from boardlab.core.rng import derive_seed
 from boardlab.nn.c4_qnet import ENCODINGS, QNet, is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
 
 CHECKPOINT_FORMAT = "boardlab-c4-qnet"
@@ -551,20 +559,55 @@ class Run:
         return games
 
 
-def new_run(config_path: Path, runs_dir: Path) -> tuple[Run, QConfig]:
+def agent_seeds(base: int, agents: int) -> list[int]:
+    """The seeds of ``agents`` agents trained from one config with base seed ``base``.
+
+    One agent keeps ``base`` itself (so a plain run reproduces its config exactly);
+    several get seeds derived from ``base`` and their place 1..agents, all distinct
+    and unrelated streams. The same config and base seed give the same agents;
+    another ``--seed`` gives others.
+    """
+    if agents < 1:
+        raise BoardlabError(f"--agents must be at least 1, not {agents}")
+    if agents == 1:
+        return [base]
+    seeds = [derive_seed(base, "c4-qlearning-agent", k) for k in range(1, agents + 1)]
+    assert len(set(seeds)) == agents  # 63-bit hashes: a collision would be a bug worth hearing of
+    return seeds
+
+
+def new_runs(config_path: Path, runs_dir: Path, agents: int = 1, seed: int | None = None) -> list[tuple[Run, QConfig]]:
+    """Make ``agents`` new run folders ``<config>-<n>`` (the next free numbers) for one config.
+
+    ``seed`` replaces the config's own seed as the base of :func:`agent_seeds`.
+    Each folder gets its config with its own seed before any training starts, so a
+    batch killed at any point is resumed run by run (``--resume <config>``).
+    """
     cfg = load_config(config_path)
+    if seed is not None and not 0 <= seed < 2**63:
+        raise BoardlabError(f"--seed must be an integer from 0 to 2**63 - 1, not {seed}")
+    seeds = agent_seeds(cfg.seed if seed is None else seed, agents)
     stem = config_path.name.split(".")[0]
     runs_dir.mkdir(parents=True, exist_ok=True)
+    made = []
     n = 1
-    while True:
-        path = runs_dir / f"{stem}-{n}"
-        try:
-            path.mkdir()
-            break
-        except FileExistsError:
+    for agent_seed in seeds:
+        while True:
+            path = runs_dir / f"{stem}-{n}"
             n += 1
-    write_atomic(path / "config.json", json.dumps(cfg.to_json_dict(), indent=2) + "\n")
-    return Run(path), cfg
+            try:
+                path.mkdir()
+                break
+            except FileExistsError:
+                continue
+        agent_cfg = dataclasses.replace(cfg, seed=agent_seed)
+        write_atomic(path / "config.json", json.dumps(agent_cfg.to_json_dict(), indent=2) + "\n")
+        made.append((Run(path), agent_cfg))
+    return made
+
+
+def new_run(config_path: Path, runs_dir: Path) -> tuple[Run, QConfig]:
+    return new_runs(config_path, runs_dir)[0]
 
 
 def find_run(name: str, runs_dir: Path) -> Run:
@@ -574,6 +617,17 @@ def find_run(name: str, runs_dir: Path) -> Run:
     if not path.is_dir():
         raise BoardlabError(f"no run {name!r} in {runs_dir} (see 'boardlab train c4-qlearning --list-runs')")
     return Run(path)
+
+
+def find_runs(name: str, runs_dir: Path) -> list[Run]:
+    """The run ``name``, or when no run has that name, every run ``<name>-<n>`` of that config."""
+    path = Path(name)
+    if path.is_dir() or (runs_dir / name).is_dir():
+        return [find_run(name, runs_dir)]
+    batch = [run for run in list_runs(runs_dir) if run.config_name == name]
+    if not batch:
+        raise BoardlabError(f"no run {name!r} and no runs {name}-<n> in {runs_dir} (see 'boardlab train c4-qlearning --list-runs')")
+    return batch
 
 
 def is_run(path: str | Path) -> bool:
@@ -636,6 +690,46 @@ def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learne
     """
     if stop_after is not None and stop_after < 1:
         raise BoardlabError(f"a run can only stop after at least 1 game, not after {stop_after}")
+    with _trainer_lock(run):
+        return _train_locked(run, stop_after, on_game)
+
+
+@contextlib.contextmanager
+def _trainer_lock(run: Run):
+    """Hold the run's lock while training: two trainers of one run would overwrite each
+    other's checkpoints. The kernel drops the lock when its holder dies, even by SIGKILL."""
+    if not run.path.is_dir():
+        raise BoardlabError(f"no run folder {run.path}")
+    with open(run.path / ".lock", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BoardlabError(f"run {run.name} is being trained by another process; wait for it or stop it first") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def train_run_job(path: str, stop_after: int | None = None) -> dict[str, Any]:
+    """Train the run at ``path`` to its end in a worker process; what happened, as a dict
+    (``run``, ``path``, ``games_played``, ``games_to_play``, ``error``: the message of a run
+    that diverged or failed, else None; ``diverged``), so that one bad run does not stop its batch."""
+    run = Run(Path(path))
+    try:
+        learner = train_run(run, stop_after=stop_after)
+        return {"run": run.name, "path": str(run.path), "games_played": learner.games_played,
+                "games_to_play": learner.cfg.games_to_play, "error": None, "diverged": False}
+    except BoardlabError as exc:
+        result: dict[str, Any] = {"run": run.name, "path": str(run.path), "games_played": None, "games_to_play": None,
+                                  "error": str(exc), "diverged": isinstance(exc, TrainingDiverged)}
+        with contextlib.suppress(BoardlabError):
+            result["games_played"] = run.games_played()
+            result["games_to_play"] = load_config(run.config_file).games_to_play
+        return result
+
+
+def _train_locked(run: Run, stop_after: int | None, on_game: Callable[[Learner], None] | None) -> Learner:
     torch.set_num_threads(1)  # tiny networks: threads cost more than they give, and the sums keep one order
     if run.checkpoint.exists():
         learner = Learner.load(run.checkpoint)

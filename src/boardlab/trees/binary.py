@@ -20,6 +20,13 @@ Beyond the layout, a file must make sense as a search tree: mean payouts are
 finite numbers (no NaN, no infinity), and no node has more visits than its
 parent. The reader refuses anything else with the byte offset of the number,
 and the writer refuses to write it.
+
+Negative integers: the format's integers are signed, and the second visit
+counter may take any of them (the study leaves its meaning to the search, and a
+search may count losses as negative numbers), so it is read and written as is.
+The other three integers refuse a negative value, each for its own reason, and
+the message names the value and the reason: a string length counts bytes, a
+child count counts nodes, and a visit count counts playouts through the node.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from boardlab.core.records import write_chunks_atomic
 from boardlab.trees.model import Labels, Tree
 
 INT32_MAX = 2**31 - 1
+INT32_MIN = -(2**31)
 #: the smallest encoding of a non-root node: empty move, 3 numbers, empty state, child count
 MIN_NODE_BYTES = 4 + 4 + 4 + 8 + 4 + 4
 #: nodes encoded per chunk when streaming a file out
@@ -46,13 +54,17 @@ CHUNK_NODES = 1 << 18
 _OK, _TRUNCATED, _NEG_COUNT, _NEG_LEN, _OVERRUN, _BAD_UTF8, _TRAILING, _NEG_VISITS, _NOT_FINITE, _ABOVE_PARENT = range(10)
 _MESSAGES = {
     _TRUNCATED: "file ends in the middle of a node",
-    _NEG_COUNT: "negative child count",
-    _NEG_LEN: "negative string length",
     _OVERRUN: "child count needs more nodes than the rest of the file can hold",
     _BAD_UTF8: "string is not valid UTF-8",
     _TRAILING: "trailing bytes after the last node",
-    _NEG_VISITS: "negative visit count",
-    # _NOT_FINITE and _ABOVE_PARENT name their numbers: see parse_binary
+    # the others name their numbers: see parse_binary
+}
+#: why each integer that must not be negative refuses a negative value (the format's integers are signed)
+_NEGATIVE_WHY = {
+    _NEG_COUNT: "negative child count {}: a child count counts the nodes that follow",
+    _NEG_LEN: "negative string length {}: a string's length counts its UTF-8 bytes",
+    _NEG_VISITS: "negative visit count {}: a visit count counts playouts through the node"
+    " (only the second visit counter may be negative)",
 }
 
 
@@ -160,12 +172,9 @@ def _parse(buf, n_max):
             move_len[n] = length
             pos += 4 + length
             v = _i32(buf, pos)
-            v2 = _i32(buf, pos + 4)
+            v2 = _i32(buf, pos + 4)  # any signed value: see the module's docstring
             if v < 0:
                 err, err_at = _NEG_VISITS, pos
-                break
-            if v2 < 0:
-                err, err_at = _NEG_VISITS, pos + 4
                 break
             # a node is visited on the way to each of its children's visits (the root's count is not stored)
             if parent[n] > 0 and v > visits[parent[n]]:
@@ -261,6 +270,9 @@ def parse_binary(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
     if err == _ABOVE_PARENT:
         value = int(np.frombuffer(bytes(buf[err_at : err_at + 4]), dtype="<i4")[0])
         raise FormatError(f"{name}: byte {err_at}: visit count {value} is more than its parent's {err_value}")
+    if err in _NEGATIVE_WHY:
+        value = int(np.frombuffer(bytes(buf[err_at : err_at + 4]), dtype="<i4")[0])
+        raise FormatError(f"{name}: byte {err_at}: {_NEGATIVE_WHY[err].format(value)}")
     if err != _OK:
         raise FormatError(f"{name}: byte {err_at}: {_MESSAGES[err]}")
     move_data, move_offsets = _copy_labels(buf, move_at, move_len, n)
@@ -298,7 +310,8 @@ def read_binary(path: str | os.PathLike) -> Tree:
 
 
 def check_counts(tree: Tree, name: str, skip_root: bool) -> None:
-    """Refuse visit counts the formats cannot hold (they are 32-bit two's complement, and counts are >= 0)."""
+    """Refuse counters the formats cannot hold: they are 32-bit two's complement; visits
+    count playouts, so are >= 0, while the second counter may be any 32-bit value."""
     for column in ("visits", "visits2"):
         values = np.asarray(getattr(tree, column))[1 if skip_root else 0 :]
         if len(values) == 0:
@@ -307,9 +320,12 @@ def check_counts(tree: Tree, name: str, skip_root: bool) -> None:
         if high > INT32_MAX:
             node = int(np.argmax(values)) + (1 if skip_root else 0)
             raise FormatError(f"{name}: node {node}: {column} = {high} does not fit the format's 32-bit integers")
-        if low < 0:
+        if column == "visits" and low < 0:
             node = int(np.argmin(values)) + (1 if skip_root else 0)
-            raise FormatError(f"{name}: node {node}: {column} = {low} is negative")
+            raise FormatError(f"{name}: node {node}: visits = {low} is negative (a visit count counts playouts)")
+        if low < INT32_MIN:
+            node = int(np.argmin(values)) + (1 if skip_root else 0)
+            raise FormatError(f"{name}: node {node}: {column} = {low} does not fit the format's 32-bit integers")
     if len(tree.child_count) and int(np.max(tree.child_count)) > INT32_MAX:
         raise FormatError(f"{name}: a child count does not fit 32 bits")
 

@@ -14,6 +14,17 @@ shortest text that reads back as the same 64-bit float (Python's ``repr``:
 ``0.5``, ``1e-05``, ``-0.0``), so binary -> CSV -> binary gives the same bytes.
 The root row carries the root's counters, which the binary format lacks.
 
+The study typesets the row as ``R, O, O2, W, S, D``: a comma and a space between
+fields. The reader accepts that form too. The first row decides which form a
+file uses (its second field starts with a space in the typeset form, which no
+decimal integer can), and every separator of that file must then be the same;
+in the typeset form a label that itself starts with a space keeps it (only the
+one space after each comma is the separator's). The writer writes the plain form.
+
+The second visit counter may be negative (the format's integers are signed; see
+:mod:`boardlab.trees.binary`); visits and child counts may not, and the message
+says why.
+
 As in the binary format, a file must make sense as a search tree: mean payouts
 are finite (``nan``, ``inf`` and numbers too large for a float such as
 ``1e999`` are refused) and no node has more visits than its parent; the reader
@@ -38,7 +49,8 @@ from boardlab.trees.binary import CHUNK_NODES, INT32_MAX, check_counts, check_va
 from boardlab.trees.model import Labels, Tree
 
 HEADER = b"move,visits,visits2,mean_payout,state,children"
-COMMA, QUOTE, LF, CR = 44, 34, 10, 13
+TYPESET_HEADER = b"move, visits, visits2, mean_payout, state, children"
+COMMA, QUOTE, LF, CR, SPACE = 44, 34, 10, 13, 32
 
 (
     _OK,
@@ -56,7 +68,8 @@ COMMA, QUOTE, LF, CR = 44, 34, 10, 13
     _TRUNCATED,
     _EMPTY,
     _ABOVE_PARENT,
-) = range(15)
+    _SEPARATOR,
+) = range(16)
 _FIELD_NAMES = ("move", "visits", "visits2", "mean_payout", "state", "children")
 _MESSAGES = {
     _UNTERMINATED: "quoted field is never closed",
@@ -65,19 +78,20 @@ _MESSAGES = {
     _MANY_FIELDS: "row has more than 6 fields (move,visits,visits2,mean_payout,state,children)",
     _AFTER_QUOTE: "text after the closing quote of a field",
     _NOT_INT: "is not a decimal integer",
-    _NEGATIVE: "is negative",
+    _NEGATIVE: "is negative (only the second visit counter, visits2, may be)",
     _TOO_BIG: "does not fit the format's 32-bit integers",
     _NOT_FLOAT: "is not a number",
     _BAD_UTF8: "is not valid UTF-8",
     _TRAILING: "rows after the last node of the tree",
     _TRUNCATED: "file ends before all announced children (the node on this line has children missing)",
     _EMPTY: "no rows",
+    _SEPARATOR: "fields are separated by ', ' in this file (the study's typeset form, as on its first row), here by ',' alone",
 }
 
 
 @numba.njit(cache=True)
-def _parse_int(buf, a, b):
-    """(value, error code) of the decimal integer in ``buf[a:b]``."""
+def _parse_int(buf, a, b, signed):
+    """(value, error code) of the decimal integer in ``buf[a:b]``; negative only if ``signed``."""
     if a >= b:
         return 0, _NOT_INT
     negative = buf[a] == 45
@@ -92,11 +106,11 @@ def _parse_int(buf, a, b):
             return 0, _NOT_INT
         if value <= INT32_MAX:
             value = value * 10 + (c - 48)
-    if negative and value != 0:
+    if negative and value != 0 and not signed:
         return 0, _NEGATIVE
-    if value > INT32_MAX:
+    if value > INT32_MAX + (1 if negative else 0):
         return 0, _TOO_BIG
-    return value, _OK
+    return -value if negative else value, _OK
 
 
 @numba.njit(cache=True)
@@ -167,6 +181,7 @@ def _parse(buf, pos, line, n_max, nan_word, inf_word, infinity_word):
     row_lines = np.empty(n_max, dtype=np.int64)  # the line each row starts on (labels may hold newlines)
     visits_start = 0
     visits_end = 0
+    typeset = False  # fields separated by ", " (decided on the first row)
     top = -1
     n = 0
     err = _OK
@@ -231,6 +246,14 @@ def _parse(buf, pos, line, n_max, nan_word, inf_word, infinity_word):
             if f < 5:
                 if pos < size and buf[pos] == COMMA:
                     pos += 1
+                    if n == 0 and f == 0:
+                        typeset = pos < size and buf[pos] == SPACE
+                    if typeset:
+                        if pos < size and buf[pos] == SPACE:
+                            pos += 1
+                        else:
+                            err, err_line, err_field = _SEPARATOR, line, f + 1
+                            break
                 elif quoted and pos < size and buf[pos] != LF and buf[pos] != CR:
                     err, err_line, err_field = _AFTER_QUOTE, line, f
                     break
@@ -269,7 +292,7 @@ def _parse(buf, pos, line, n_max, nan_word, inf_word, infinity_word):
                 float_start[n] = start
                 float_end[n] = end
             else:
-                value, code = _parse_int(buf, start, end)
+                value, code = _parse_int(buf, start, end, f == 2)
                 if code != _OK:
                     err, err_line, err_field, err_a, err_b = code, row_line, f, start, end
                     break
@@ -339,16 +362,19 @@ def parse_csv(data: bytes | np.ndarray, name: str = "<bytes>") -> Tree:
     """Parse the bytes of a CSV tree file; ``name`` is used in error messages."""
     buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
     pos, line = 0, 1
-    if bytes(buf[: len(HEADER)]) == HEADER:  # an optional header line, never a node
-        rest = bytes(buf[len(HEADER) : len(HEADER) + 2])
-        if rest == b"" or rest[:1] == b"\n" or rest == b"\r\n":
-            pos = len(HEADER) + (2 if rest == b"\r\n" else len(rest[:1]))
-            line = 2
+    for header in (HEADER, TYPESET_HEADER):  # an optional header line, never a node
+        if bytes(buf[: len(header)]) == header:
+            rest = bytes(buf[len(header) : len(header) + 2])
+            if rest == b"" or rest[:1] == b"\n" or rest == b"\r\n":
+                pos = len(header) + (2 if rest == b"\r\n" else len(rest[:1]))
+                line = 2
     n_max = int(np.count_nonzero(buf == LF)) + 1
     (err, err_line, err_field, err_a, err_b, n, parent, child_count, visits, visits2,
      lab_start, lab_end, lab_len, lab_quoted, float_start, float_end, row_lines) = _parse(buf, pos, line, n_max, *_WORDS)
     if err != _OK:
         what = f"field {err_field + 1} ({_FIELD_NAMES[err_field]}) " if err_field >= 0 else ""
+        if err == _SEPARATOR:
+            what = f"before field {err_field + 1} ({_FIELD_NAMES[err_field]}): "
         if err in (_NOT_INT, _NEGATIVE, _TOO_BIG, _NOT_FLOAT, _ABOVE_PARENT):
             text = bytes(buf[err_a : min(err_b, err_a + 40)]).decode("utf-8", "replace")
             what = f"{what}{text!r} "
@@ -422,6 +448,9 @@ def _put_label(out, pos, data, a, b):
 @numba.njit(cache=True)
 def _digits(v):
     d = 1
+    if v < 0:  # the sign (only visits2 may be negative)
+        d = 2
+        v = -v
     while v >= 10:
         v //= 10
         d += 1
@@ -430,6 +459,10 @@ def _digits(v):
 
 @numba.njit(cache=True)
 def _put_int(out, pos, v):
+    if v < 0:
+        out[pos] = 45  # "-"
+        pos += 1
+        v = -v
     d = _digits(v)
     for k in range(d - 1, -1, -1):
         out[pos + k] = 48 + v % 10

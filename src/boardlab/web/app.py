@@ -315,6 +315,7 @@ def game_catalogue() -> list[dict[str, Any]]:
                 "evaluators": evaluator_names(default),
                 "evaluator_summaries": {e: get_evaluator(e).summary for e in evaluator_names(default)},
                 "default_evaluator": default.default_evaluator(),
+                "default_agent": default.default_agent(),
             }
         )
     return games

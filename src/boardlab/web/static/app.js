@@ -130,7 +130,7 @@ async function loadMenu() {
   showModeOptions();
 }
 
-// the AI a game starts with: MCTS with the game's own evaluator and about a second per move
+// the AI a game starts with: the game's declared default agent, else MCTS with the game's own evaluator and about a second per move
 // when it declares one (an evaluator costs what the game's code costs per iteration: a time
 // budget keeps the wait predictable), else 1000 iterations of compiled or random playouts
 function defaultSettings(game) {
@@ -143,6 +143,9 @@ function defaultSettings(game) {
     settings.eval = "none";
     settings.iterations = 1000;
   }
+  // a game may name its own first choice (No Thanks!: its trained network); the search
+  // settings above stay for when the person picks MCTS instead
+  if (game.default_agent && agents.includes(game.default_agent)) settings.agent = game.default_agent;
   return settings;
 }
 
