@@ -156,3 +156,21 @@ def test_its_tree_opens_in_the_viewer_with_chance_nodes(game):
     moves = set(tree.move.to_list())
     assert {"end", "win", "loss"} <= moves
     assert tree.meta["engine"] == "dw-emm"
+
+
+def test_a_tournament_reports_its_decisions_nodes_and_time(tmp_path):
+    from boardlab.arena.store import ResultStore
+    from boardlab.experiments.dicewars_tournament import configure, full_report, markdown_table, run
+
+    config = configure(boards=1, agents=("dw-emm:nodes=100,clock=true", "dw-ste", "dw-sdc", "dw-wpm"), seed=3)
+    with ResultStore(tmp_path / "t.sqlite") as store:
+        run(config, store)
+        report = full_report(store, config)
+    rows = {r["agent"]: r for r in report["bots"]}
+    emm = config.agents[0]
+    facts = rows[emm]["search"]
+    assert facts["decisions"] >= facts["searched"] > 0 and facts["nodes"] >= facts["searched"]
+    assert facts["max_nodes"] <= 100 + 200  # the budget stops deeper iterations; the first always completes
+    assert "timeouts" in facts and facts["clock_min"] is not None
+    assert "search" not in rows["dw-ste"]
+    assert f"| {emm} |" in markdown_table(report)

@@ -31,7 +31,9 @@ def run(
     markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the comparison table (Markdown) to this file.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: tournament, config, games, boards, endings "
                                            "{won, stalled, battle-limit}, bots [{agent, course_name, games, wins, win_rate, win_low, "
-                                           "win_high, cancelled, stalled, battle_limit, course_win_rate, difference, reproduced}], "
+                                           "win_high, cancelled, stalled, battle_limit, course_win_rate, difference, reproduced, search (bots that report "
+                                           "their searches, dw-emm: decisions, searched, as_ste, nodes, seconds, timeouts, max_seconds, max_nodes, "
+                                           "seconds_per_decision, nodes_per_search, clock_min)}], "
                                            "tolerance, store, seconds, played, compiled (with --compiled-boards: boards, games, bots [{agent, games, wins, "
                                            "win_rate, win_low, win_high, course_win_rate, difference}]), arena (the report's section: ratings, seats, endings).")] = False,
 ) -> None:
