@@ -64,10 +64,10 @@ class DwEmm(DiceWarsBot):
         "win": Option("win", float, 1.0, "win-rate threshold: attacks with a higher win probability count as won "
                       "(1: always average both outcomes)", between(0.0, 1.0)),
         "root": Option("root", int, 3, "candidate attacks searched at the root (besides ending the turn)", _at_least(1)),
-        "breadth": Option("breadth", int, 2, "candidate attacks searched at every other decision", _at_least(1)),
-        "attacks": Option("attacks", int, 2, "attacks per turn searched (iterative deepening up to it)", between(1, 16)),
-        "turns": Option("turns", int, 1, "player turns searched, the agent's own first (1: its own turn, "
-                        "then the leaf after its reinforcement)", between(1, 16)),
+        "breadth": Option("breadth", int, 1, "candidate attacks searched at every other decision", _at_least(1)),
+        "attacks": Option("attacks", int, 1, "attacks per turn searched (iterative deepening up to it)", between(1, 16)),
+        "turns": Option("turns", int, 4, "player turns searched, the agent's own first (1: its own turn, "
+                        "then the leaf after its reinforcement; 4: one round of a 4-player game)", between(1, 16)),
         "moves": Option("moves", str, "ste", "candidate attacks: ste (dt.ste's generator) or all", _one_of("ste", "all")),
         "reinforce": Option("reinforce", str, "even", "end-of-turn reinforcement in the tree: even (spread one die "
                             "at a time to the emptiest area) or sample (one draw from the agent's stream)",

@@ -38,9 +38,9 @@ class Settings:
     lose: float = 0.2
     win: float = 1.0
     root_breadth: int = 3
-    breadth: int = 2
-    attacks: int = 2
-    turns: int = 1
+    breadth: int = 1
+    attacks: int = 1
+    turns: int = 4
     moves: str = "ste"
     reinforce: str = "even"
     dice_weight: float = 0.2
