@@ -175,3 +175,46 @@ def test_a_tournament_reports_its_decisions_nodes_and_time(tmp_path):
     assert "timeouts" in facts and facts["clock_min"] is not None
     assert "search" not in rows["dw-ste"]
     assert f"| {emm} |" in markdown_table(report)
+
+
+def result(index: int, seats: tuple[int, ...], winner_seat: int | None):
+    from boardlab.arena.store import GameResult
+
+    returns = [1.0 if s == winner_seat else -1.0 for s in range(len(seats))]
+    return GameResult(index, 0, list(seats), [], returns, None, {"end": "won" if winner_seat is not None else "stalled"}, 0.0)
+
+
+def test_the_paired_difference_counts_boards_as_samples():
+    from boardlab.experiments.dicewars_emm import paired_difference
+
+    # two boards of 2 rotations; agent 0 sits in seat 0 then seat 1
+    base = [result(0, (0, 1), 1), result(1, (1, 0), 1), result(2, (0, 1), 1), result(3, (1, 0), None)]
+    other = [result(0, (0, 1), 0), result(1, (1, 0), 1), result(2, (0, 1), 0), result(3, (1, 0), 1)]
+    p = paired_difference(base, other, 2)
+    # agent 0 won games 1 (base) and 0, 1, 2, 3 (other): board 0 gains 1 of 2, board 1 gains 2 of 2
+    assert (p["base_wins"], p["wins"], p["boards"], p["games_changed"]) == (1, 4, 2, 3)
+    assert p["difference"] == pytest.approx(0.75)
+    assert p["low"] < 0.75 < p["high"]  # two boards: a wide t interval around the mean
+
+
+def test_the_experiment_plays_every_measurement_and_pairs_them(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from boardlab.cli import app
+
+    args = ["experiment", "dicewars-emm", "--boards", "1", "--agent", "dw-emm:turns=1", "--ablation", "dw-emm:turns=1,moves=all",
+            "--store", str(tmp_path / "s.sqlite"), "--workers", "1", "--json", "--markdown", str(tmp_path / "t.md")]
+    out = CliRunner().invoke(app, args)
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert set(data["tournaments"]) == {"four-player", "duel", "paired-baseline", "paired-agent", "ablation:dw-emm:turns=1,moves=all"}
+    assert data["tournaments"]["four-player"]["games"] == 4 and data["tournaments"]["duel"]["games"] == 2
+    assert data["tournaments"]["four-player"]["search"]["decisions"] > 0
+    assert data["paired"]["paired-agent"]["games"] == 4
+    again = json.loads(CliRunner().invoke(app, args).output)
+    assert again["played"] == 0  # resumed from the store
+    assert "in place of dt.ste" in (tmp_path / "t.md").read_text()
+    bad = CliRunner().invoke(app, args[:6] + ["--ablation", "dw-ste", "--store", str(tmp_path / "s.sqlite")])
+    assert bad.exit_code != 0 and "ablation" in bad.output
