@@ -195,6 +195,7 @@ def test_the_paired_difference_counts_boards_as_samples():
     assert (p["base_wins"], p["wins"], p["boards"], p["games_changed"]) == (1, 4, 2, 3)
     assert p["difference"] == pytest.approx(0.75)
     assert p["low"] < 0.75 < p["high"]  # two boards: a wide t interval around the mean
+    assert paired_difference(base, other[:3], 2)["boards"] == 1  # board 1 not finished in both: left out
 
 
 def test_the_experiment_plays_every_measurement_and_pairs_them(tmp_path):

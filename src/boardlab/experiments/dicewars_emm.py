@@ -61,6 +61,11 @@ def paired_difference(base: Sequence[GameResult], other: Sequence[GameResult], p
     deal, so they are one sample, not ``players`` independent ones)."""
     a, b = agent0_wins(base), agent0_wins(other)
     common = sorted(set(a) & set(b))
+    # whole boards only: a board cut short (a tournament still running) would weigh its seats unevenly
+    count: dict[int, int] = {}
+    for i in common:
+        count[i // players] = count.get(i // players, 0) + 1
+    common = [i for i in common if count[i // players] == players]
     boards: dict[int, int] = {}
     for i in common:
         boards[i // players] = boards.get(i // players, 0) + b[i] - a[i]
