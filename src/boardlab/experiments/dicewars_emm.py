@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from boardlab.arena.stats import wilson
 from boardlab.arena.store import GameResult, ResultStore
 from boardlab.arena.tournament import TournamentConfig
 from boardlab.core.errors import BoardlabError
