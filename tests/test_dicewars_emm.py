@@ -86,7 +86,7 @@ def test_the_default_leaf_is_a_weighted_share_in_0_1(game):
 
 
 def test_it_plays_whole_games_legally_through_the_protocol(game):
-    agent = make_agent("dw-emm:turns=2,nodes=200", game)
+    agent = make_agent("dw-emm:turns=2,max_nodes=200", game)
     record = play_game(game, [agent, make_agent("dw-ste"), make_agent("dw-sdc"), make_agent("dw-wpm")], seed=11)
     assert record.replay().end_reason() in ("won", "stalled", "battle-limit")
     stats = agent.statistics()
@@ -113,7 +113,7 @@ def play_some(game, spec: str, seed: int, decisions: int = 40) -> list[int]:
 
 
 def test_the_same_seed_plays_the_same_moves_with_sampled_reinforcements(game):
-    spec = "dw-emm:reinforce=sample,turns=2,nodes=300,seed=5"
+    spec = "dw-emm:reinforce=sample,turns=2,max_nodes=300,seed=5"
     first = play_some(game, spec, 8)
     assert first == play_some(game, spec, 8)
     assert any(m != 0 for m in first)
@@ -121,7 +121,7 @@ def test_the_same_seed_plays_the_same_moves_with_sampled_reinforcements(game):
 
 def test_bad_options_are_one_clear_error():
     for spec, word in [("dw-emm:moves=best", "moves"), ("dw-emm:lose=1.5", "lose"), ("dw-emm:root=0", "root"),
-                       ("dw-emm:reinforce=mean", "reinforce"), ("dw-emm:nodes=0", "nodes"), ("dw-emm:depth=2", "depth")]:
+                       ("dw-emm:reinforce=mean", "reinforce"), ("dw-emm:max_nodes=0", "max_nodes"), ("dw-emm:depth=2", "depth")]:
         with pytest.raises(SpecError, match=word):
             make_agent(spec)
 
@@ -162,7 +162,7 @@ def test_a_tournament_reports_its_decisions_nodes_and_time(tmp_path):
     from boardlab.arena.store import ResultStore
     from boardlab.experiments.dicewars_tournament import configure, full_report, markdown_table, run
 
-    config = configure(boards=1, agents=("dw-emm:turns=1,attacks=3,nodes=100,clock=true", "dw-ste", "dw-sdc", "dw-wpm"), seed=3)
+    config = configure(boards=1, agents=("dw-emm:turns=1,attacks=3,max_nodes=100,clock=true", "dw-ste", "dw-sdc", "dw-wpm"), seed=3)
     with ResultStore(tmp_path / "t.sqlite") as store:
         run(config, store)
         report = full_report(store, config)

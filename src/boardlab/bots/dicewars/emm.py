@@ -8,7 +8,7 @@ threshold ``lose`` (attacks less likely to win are not expanded), the win-rate t
 attacks per turn searched ``attacks`` and player turns searched ``turns``.
 
 Budget: iterative deepening over the attacks per turn (1, 2, ... ``attacks``); an iteration
-that would pass ``nodes`` nodes or the time is dropped and the last complete one decides (the
+that would pass ``max_nodes`` nodes or the time is dropped and the last complete one decides (the
 first always completes unless the time runs out, and then the agent plays as dt.ste). With
 ``clock=true`` the agent keeps the course's Fischer clock for itself (10 s, + 0.25 s after
 every decision, each attack being one): it spends at most a tenth of what it has above 3 s
@@ -76,7 +76,8 @@ class DwEmm(DiceWarsBot):
                               between(0.0, 1.0)),
         "hold_weight": Option("hold_weight", float, 1.0, "leaf: weight of the region's expected losses before the "
                               "next turn (dt.ste's hold estimate)", between(0.0, 10.0)),
-        "nodes": Option("nodes", int, 3000, "node budget per decision", positive),
+        "max_nodes": Option("max_nodes", int, 3000, "node budget per decision (the first iteration always completes)",
+                            positive),
         "time": Option("time", float, None, "seconds per decision (none: the node budget alone)", positive),
         "clock": Option("clock", bool, False, "keep the course's Fischer clock (10 s + 0.25 s a decision) and "
                         "play as dt.ste when it is low"),
@@ -154,7 +155,7 @@ class DwEmm(DiceWarsBot):
         chosen, options, depth, recorder = None, [], 0, None
         for attacks in range(1, settings.attacks + 1):
             # the first iteration always completes (within the time); the node budget counts them all
-            search.max_nodes = None if attacks == 1 else c["nodes"]
+            search.max_nodes = None if attacks == 1 else c["max_nodes"]
             try:
                 move, opts = search.root(root, attacks, c["tree"])
             except Budget:
