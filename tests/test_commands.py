@@ -16,7 +16,7 @@ from boardlab.core import plugins
 runner = CliRunner()
 
 RECIPES = {"nothanks-imitation", "c4-qlearning", "c4-book"}
-EXPERIMENTS = {"nothanks-imitation", "c4-stages", "c4-ranking", "c4-curves", "c4-grading-set", "ttr-study"}
+EXPERIMENTS = {"nothanks-imitation", "c4-stages", "c4-ranking", "c4-curves", "c4-grading-set", "ttr-study", "dicewars-emm"}
 
 TINY_C4 = {
     "board": {"rows": 4, "cols": 4}, "needed_to_win": 3, "games_to_play": 10, "saving_rate": 5,

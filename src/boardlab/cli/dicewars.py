@@ -31,7 +31,9 @@ def run(
     markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the comparison table (Markdown) to this file.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: tournament, config, games, boards, endings "
                                            "{won, stalled, battle-limit}, bots [{agent, course_name, games, wins, win_rate, win_low, "
-                                           "win_high, cancelled, stalled, battle_limit, course_win_rate, difference, reproduced}], "
+                                           "win_high, cancelled, stalled, battle_limit, course_win_rate, difference, reproduced, search (bots that report "
+                                           "their searches, dw-emm: decisions, searched, as_ste, nodes, seconds, timeouts, max_seconds, max_nodes, "
+                                           "seconds_per_decision, nodes_per_search, clock_min)}], "
                                            "tolerance, store, seconds, played, compiled (with --compiled-boards: boards, games, bots [{agent, games, wins, "
                                            "win_rate, win_low, win_high, course_win_rate, difference}]), arena (the report's section: ratings, seats, endings).")] = False,
 ) -> None:
@@ -93,5 +95,66 @@ def run(
 experiment = Experiment(
     run=run,
     summary="Dice Wars: the course's seat-fair tournament of its reference bots, compared with the course's own result",
+    game="dicewars",
+)
+
+
+def emm(
+    boards: Annotated[int, typer.Option("--boards", "-n", min=1, help="Boards of each 4-player tournament (4 games each).")] = 100,
+    duel_boards: Annotated[Optional[int], typer.Option("--duel-boards", min=1, help="Boards of the 2-player duel (2 games each); default: --boards.")] = None,
+    agent: Annotated[str, typer.Option("--agent", "-a", help="The agent under test.")] = "dw-emm",
+    ablations: Annotated[Optional[List[str]], typer.Option(
+        "--ablation", help="Another spec of the agent, played in its place in the paired setting (repeat it), "
+        "e.g. dw-emm:turns=1 or dw-emm:moves=all.", show_default=False)] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Tournament seed (the same for every tournament, so their games pair).")] = 2020,
+    game: Annotated[str, typer.Option("--game", help="Game spec.")] = "dicewars",
+    store_path: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite); default: the arena's.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Parallel workers; default: the CPU cores.")] = None,
+    markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the tables (Markdown) to this file.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: tournaments {four-player, duel, paired-baseline, "
+                                           "paired-agent, ablation:SPEC: {agent, games, wins, win_rate, win_low, win_high, search, "
+                                           "tournament}}, paired {paired-agent, ablation:SPEC: {agent, games, boards, base_wins, wins, "
+                                           "base_rate, rate, difference, low, high, games_changed}}, played, seconds, store, "
+                                           "reports (each tournament's full report, as dicewars-tournament --json gives it).")] = False,
+) -> None:
+    """Measure a Dice Wars agent (dw-emm) against the course's reference bots: 4-player, duel vs dw-ste, paired test, ablations.
+
+    Resumable: the same command again plays only the games missing from the store.
+    """
+    from boardlab.arena.backends import default_workers
+    from boardlab.arena.store import ResultStore
+    from boardlab.core.files import check_output_file
+    from boardlab.core.records import write_atomic
+    from boardlab.experiments.dicewars_emm import configs, markdown as tables, run_all
+
+    if store_path is not None:
+        check_output_file(store_path, "--store")
+    if markdown is not None:
+        check_output_file(markdown, "--markdown")
+    cfgs = configs(agent, boards, seed, tuple(ablations or ()), duel_boards, game)
+    command = "boardlab experiment dicewars-emm " + shlex.join(
+        ["--boards", str(boards), "--seed", str(seed), "--agent", agent, "--game", game,
+         *(["--duel-boards", str(duel_boards)] if duel_boards else []), *[x for a in ablations or () for x in ("--ablation", a)]])
+    start = time.perf_counter()
+    with ResultStore(store_path) as store:
+        def note(name, update):
+            if err_console.is_terminal:
+                err_console.print(f"{name}: {update.done}/{update.total}", end="\r")
+
+        result = run_all(cfgs, store, workers if workers is not None else default_workers(), command, note)
+        result["store"] = str(store.path)
+    result["seconds"] = time.perf_counter() - start
+    text = tables(result)
+    if markdown is not None:
+        write_atomic(markdown, text + "\n")
+    if json_out:
+        print_json(result)
+        return
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+emm_experiment = Experiment(
+    run=emm,
+    summary="Dice Wars: an agent (dw-emm) against the reference bots: 4-player, duel vs dw-ste, paired in dt.ste's place, ablations",
     game="dicewars",
 )

@@ -64,6 +64,7 @@ def summary(config: TournamentConfig, results: Sequence[GameResult]) -> dict[str
             limit += end == "battle-limit"
         low, high = wilson(wins, games)
         base = name.split(":")[0]
+        search = search_facts(results, number)
         course = COURSE_RESULT.get(name) if name == base else None
         rate = wins / games if games else None
         rows.append({
@@ -73,6 +74,7 @@ def summary(config: TournamentConfig, results: Sequence[GameResult]) -> dict[str
             "course_win_rate": course,
             "difference": None if course is None or rate is None else rate - course,
             "reproduced": None if course is None or rate is None else abs(rate - course) <= TOLERANCE,
+            **({"search": search} if search else {}),
         })
     ends = {"won": 0, "stalled": 0, "battle-limit": 0}
     for result in results:
@@ -80,6 +82,33 @@ def summary(config: TournamentConfig, results: Sequence[GameResult]) -> dict[str
         ends[end] = ends.get(end, 0) + 1
     return {"tournament": config.id, "config": config.to_dict(), "games": len(results),
             "boards": config.games, "endings": ends, "bots": rows, "tolerance": TOLERANCE}
+
+
+def search_facts(results: Sequence[GameResult], number: int) -> dict[str, Any] | None:
+    """What a searching bot (``dw-emm``) reported about its decisions over the games of agent ``number``:
+    decisions, searches, nodes, seconds (mean and largest per decision), its lowest Fischer clock and
+    clock overruns; None for bots that report nothing."""
+    total: dict[str, float] = {}
+    largest = {"max_seconds": 0.0, "max_nodes": 0}
+    clock_min = None
+    for result in results:
+        if number not in result.seats or not result.stats:
+            continue
+        facts = (result.stats.get("agents") or [None] * len(result.seats))[result.seats.index(number)]
+        if not facts or "decisions" not in facts:
+            continue
+        for key in ("decisions", "searched", "as_ste", "nodes", "seconds", "timeouts"):
+            total[key] = total.get(key, 0) + facts.get(key, 0)
+        for key in largest:
+            largest[key] = max(largest[key], facts.get(key, 0))
+        if facts.get("clock_min") is not None:
+            clock_min = facts["clock_min"] if clock_min is None else min(clock_min, facts["clock_min"])
+    if not total:
+        return None
+    decisions, searched = total["decisions"], total["searched"]
+    return {**{k: (int(v) if k != "seconds" else v) for k, v in total.items()}, **largest,
+            "seconds_per_decision": total["seconds"] / decisions if decisions else None,
+            "nodes_per_search": total["nodes"] / searched if searched else None, "clock_min": clock_min}
 
 
 def kernel_policy(spec: str) -> int:
@@ -148,6 +177,16 @@ def markdown_table(report: dict[str, Any]) -> str:
                                                  f"{100 * r['win_high']:.1f})")
         lines.append(f"| {r['agent']} ({r['course_name'] or '-'}) | {r['games']} | {r['wins']} | {rate} | {course} | "
                      f"{diff} | {r['cancelled']} ({r['stalled']} / {r['battle_limit']}) |")
+    searching = [r for r in report["bots"] if r.get("search")]
+    if searching:
+        lines += ["", "| searching bot | decisions | ms per decision (mean / largest) | nodes per search (mean / largest) "
+                  "| played as dt.ste | lowest clock (s) | clock overruns |", "| --- | ---: | --- | --- | ---: | ---: | ---: |"]
+        for r in searching:
+            f = r["search"]
+            clock = "" if f["clock_min"] is None else f"{f['clock_min']:.2f}"
+            lines.append(f"| {r['agent']} | {f['decisions']} | {1000 * f['seconds_per_decision']:.1f} / "
+                         f"{1000 * f['max_seconds']:.0f} | {f['nodes_per_search'] or 0:.0f} / {f['max_nodes']} | "
+                         f"{f['as_ste']} | {clock} | {f['timeouts']} |")
     if report.get("compiled"):
         c = report["compiled"]
         lines += ["", f"Compiled twins, {c['boards']} boards ({c['games']} games, seed {c['seed']}):", "",

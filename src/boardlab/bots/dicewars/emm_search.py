@@ -1,0 +1,324 @@
+"""The multi-player expectiminimax of ``dw-emm`` over light Dice Wars positions.
+
+Why its own positions rather than :class:`~boardlab.games.dicewars.state.DiceWarsState`: a
+search node needs only owners, dice and reserves, and copying three short lists is far cheaper
+than cloning a state with its history; the rules applied here are the state's own (an attack's
+two outcomes, reserve + largest region at the end of a turn, at most 8 dice per area).
+
+The tree: a *decision* node of player ``p`` takes the best, **for p**, of ending its turn and its
+candidate attacks (max^n: each player maximises its own value); an attack is a *chance* node
+whose value is the average of its win and loss children weighted by the exact battle odds. Two
+thresholds prune it as the study did: an attack whose win probability is below ``lose`` is not
+expanded at all, one above ``win`` is taken as won (only the win child). Ending a turn places
+the reinforcement (chance: one sample from the agent's stream, or spread evenly) and passes to
+the next player alive; after ``turns`` turns, or a turn's ``attacks`` attacks, the position is
+a leaf and :func:`leaf_values` scores it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from boardlab.games.dicewars.probabilities import WIN
+
+WIN_ROWS: list[list[float]] = WIN.tolist()
+MAX_DICE, RESERVE_CAP = 8, 64
+
+
+class Budget(Exception):
+    """The search ran out of nodes or time (the iteration in progress is dropped)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    lose: float = 0.2
+    win: float = 1.0
+    root_breadth: int = 3
+    breadth: int = 1
+    attacks: int = 1
+    turns: int = 4
+    moves: str = "ste"
+    reinforce: str = "even"
+    dice_weight: float = 0.2
+    hold_weight: float = 1.0
+
+
+class Pos:
+    """One search position: owners, dice, reserves, the player to move and its attacks this turn."""
+
+    __slots__ = ("owner", "dice", "reserve", "player", "attacks", "battles", "turns")
+
+    def __init__(self, owner, dice, reserve, player, attacks, battles=0, turns=0):
+        self.owner, self.dice, self.reserve = owner, dice, reserve
+        self.player, self.attacks, self.battles, self.turns = player, attacks, battles, turns
+
+    def copy(self) -> "Pos":
+        return Pos(list(self.owner), list(self.dice), list(self.reserve), self.player, self.attacks,
+                   self.battles, self.turns)
+
+
+def largest_region(owner: list[int], adjacent, player: int) -> list[int]:
+    """The areas of ``player``'s largest connected region (the first found among equals)."""
+    seen = set()
+    best: list[int] = []
+    for a, o in enumerate(owner):
+        if o != player or a in seen:
+            continue
+        seen.add(a)
+        region = [a]
+        i = 0
+        while i < len(region):
+            for b in adjacent[region[i]]:
+                if owner[b] == player and b not in seen:
+                    seen.add(b)
+                    region.append(b)
+            i += 1
+        if len(region) > len(best):
+            best = region
+    return best
+
+
+def hold(owner, dice, adjacent, area: int, area_dice: int, player: int) -> float:
+    """The course's estimate of keeping ``area`` until ``player``'s next turn (as dt.ste's):
+    every adjacent enemy area with more than one die attacks it once and fails."""
+    p = 1.0
+    row = area_dice
+    for b in adjacent[area]:
+        if owner[b] != player and dice[b] > 1:
+            p *= 1.0 - WIN_ROWS[dice[b]][row]
+    return p
+
+
+def candidates(pos: Pos, adjacent, player: int, moves: str) -> list[tuple[int, int, float]]:
+    """``player``'s attacks worth searching, best first, as (source, target, win probability).
+
+    ``ste``: dt.ste's generator (win-and-hold chance >= 0.2, or from 8 dice), by that chance;
+    ``all``: every attack, by win probability. Ties keep the engine's order."""
+    owner, dice = pos.owner, pos.dice
+    scored = []
+    for s in range(len(owner)):
+        ds = dice[s]
+        if owner[s] != player or ds < 2:
+            continue
+        for t in adjacent[s]:
+            if owner[t] == player:
+                continue
+            p = WIN_ROWS[ds][dice[t]]
+            if moves == "ste":
+                key = p * hold(owner, dice, adjacent, t, ds - 1, player)
+                if key < 0.2 and ds != MAX_DICE:
+                    continue
+            else:
+                key = p
+            scored.append((key, s, t, p))
+    scored.sort(key=lambda x: -x[0])  # stable: the engine's order on ties
+    return [(s, t, p) for _, s, t, p in scored]
+
+
+def leaf_values(pos: Pos, adjacent, players: int, who, settings: Settings) -> list[float]:
+    """Each player's value in [0, 1] (only for ``who``; the others' are 0, nobody reads them).
+
+    The weighted largest-region score: (1 - dice_weight) x (largest region - hold_weight x its
+    areas' expected losses before the player's next turn) / areas + dice_weight x the player's
+    share of the dice on the board. The expected losses are the course's hold estimate, so a
+    region left with single dice on its border is worth less than its size."""
+    owner, dice = pos.owner, pos.dice
+    n = len(owner)
+    total = sum(dice)
+    out = [0.0] * players
+    dw, hw = settings.dice_weight, settings.hold_weight
+    for p in who:
+        region = largest_region(owner, adjacent, p)
+        if not region:
+            continue
+        lost = 0.0
+        if hw:
+            for a in region:
+                lost += 1.0 - hold(owner, dice, adjacent, a, dice[a], p)
+        mine = sum(d for d, o in zip(dice, owner) if o == p)
+        out[p] = (1.0 - dw) * (len(region) - hw * lost) / n + dw * mine / total
+    return out
+
+
+class Recorder:
+    """The nodes of one search iteration, for the tree viewer: parent, move label, player to move,
+    value (for the player who moved into the node) and the position."""
+
+    def __init__(self) -> None:
+        self.parent: list[int] = [-1]
+        self.move: list[str] = [""]
+        self.player: list[int] = [0]
+        self.value: list[float] = [0.0]
+        self.pos: list[tuple] = [()]
+
+    def add(self, parent: int, move: str, player: int, pos: Pos, stage: str) -> int:
+        self.parent.append(parent)
+        self.move.append(move)
+        self.player.append(player)
+        self.value.append(0.0)
+        self.pos.append((pos.owner, pos.dice, pos.reserve, pos.player, pos.attacks, pos.battles, pos.turns, stage))
+        return len(self.parent) - 1
+
+
+class Search:
+    """One decision's search: iterative deepening over the attacks per turn, within a node and time budget."""
+
+    def __init__(self, adjacent, players: int, settings: Settings, rng: np.random.Generator,
+                 max_nodes: int | None, deadline: float | None, leaf: Callable | None = None,
+                 stop=None) -> None:
+        self.adjacent, self.players, self.s, self.rng = adjacent, players, settings, rng
+        self.max_nodes, self.deadline, self.stop = max_nodes, deadline, stop
+        self.leaf = leaf
+        self.nodes = 0
+        self.rec: Recorder | None = None
+
+    # --- rules ----------------------------------------------------------------------------
+    def alive_after(self, owner: list[int], player: int) -> int:
+        have = set(owner)
+        nxt = (player + 1) % self.players
+        while nxt not in have:
+            nxt = (nxt + 1) % self.players
+        return nxt
+
+    def end_turn(self, pos: Pos) -> Pos:
+        """The position after ``pos.player`` ends its turn: reinforcement placed, next player to move."""
+        out = pos.copy()
+        p = out.player
+        owner, dice = out.owner, out.dice
+        amount = min(out.reserve[p] + len(largest_region(owner, self.adjacent, p)), RESERVE_CAP)
+        room = [a for a, o in enumerate(owner) if o == p and dice[a] < MAX_DICE]
+        if self.s.reinforce == "sample":
+            while amount > 0 and room:
+                i = int(self.rng.integers(len(room)))
+                a = room[i]
+                dice[a] += 1
+                amount -= 1
+                if dice[a] >= MAX_DICE:
+                    room[i] = room[-1]
+                    room.pop()
+        else:  # even: one die at a time to the emptiest area (lowest number on ties), the mean placement rounded
+            while amount > 0 and room:
+                a = min(room, key=lambda x: dice[x])
+                dice[a] += 1
+                amount -= 1
+                if dice[a] >= MAX_DICE:
+                    room.remove(a)
+        out.reserve[p] = amount
+        out.player = self.alive_after(owner, p)
+        out.attacks = 0
+        out.turns += 1
+        return out
+
+    # --- search ---------------------------------------------------------------------------
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise Budget
+        if self.nodes & 31 == 0 and ((self.deadline is not None and time.perf_counter() >= self.deadline)
+                                     or (self.stop is not None and self.stop.is_set())):
+            raise Budget
+
+    def values(self, pos: Pos) -> list[float]:
+        if self.leaf is not None:
+            return self.leaf(pos)
+        return leaf_values(pos, self.adjacent, self.players, self.who, self.s)
+
+    def root(self, pos: Pos, attacks: int, record: bool) -> tuple[tuple[int, int] | None, list[dict]]:
+        """Search ``pos`` with at most ``attacks`` attacks per turn; the best move for the player to
+        move (None: end the turn) and every root option's value for it."""
+        self.attack_limit = attacks
+        self.rec = Recorder() if record else None
+        seq, p = [], pos.player
+        have = set(pos.owner)
+        for _ in range(self.s.turns):
+            seq.append(p)
+            nxt = (p + 1) % self.players
+            while nxt not in have:
+                nxt = (nxt + 1) % self.players
+            p = nxt
+        self.who = sorted(set(seq))
+        if self.rec is not None:
+            self.rec.player[0] = pos.player
+            self.rec.pos[0] = (pos.owner, pos.dice, pos.reserve, pos.player, pos.attacks, pos.battles, pos.turns, "play")
+        options: list[dict] = []
+        best = self.decide(pos, 0, 0, options)
+        return best, options
+
+    def decide(self, pos: Pos, turn: int, node: int, options: list[dict] | None = None):
+        """A decision node: returns the values (options given: the root, returns the move instead)."""
+        self.tick()
+        me = pos.player
+        rec = self.rec
+        root = options is not None
+        # ending the turn
+        after = self.end_turn(pos)
+        child = rec.add(node, "end", after.player, after, "play") if rec is not None else -1
+        if turn + 1 < self.s.turns and len(set(after.owner)) > 1:
+            end_values = self.decide(after, turn + 1, child)
+        else:
+            self.tick()
+            end_values = self.values(after)
+        if rec is not None:
+            rec.value[child] = end_values[me]
+        best_values, best_move = end_values, None
+        if root:
+            options.append({"move": None, "value": end_values[me]})
+        if pos.attacks < self.attack_limit:
+            width = self.s.root_breadth if root else self.s.breadth
+            taken = 0
+            for s, t, p in candidates(pos, self.adjacent, me, self.s.moves):
+                if taken >= width:
+                    break
+                if p < self.s.lose:
+                    continue
+                taken += 1
+                values = self.attack(pos, s, t, p, turn, node)
+                if root:
+                    options.append({"move": (s, t), "value": values[me], "win_probability": p})
+                if values[me] > best_values[me]:
+                    best_values, best_move = values, (s, t)
+        if root:
+            return best_move
+        return best_values
+
+    def attack(self, pos: Pos, s: int, t: int, p: float, turn: int, node: int) -> list[float]:
+        """The chance node of an attack: the exact average of its outcomes (or the win alone above ``win``)."""
+        self.tick()
+        me = pos.player
+        rec = self.rec
+        chance = rec.add(node, f"{s + 1}>{t + 1}", -1, pos, f"battle:{s + 1}>{t + 1}") if rec is not None else -1
+        won = pos.copy()
+        won.owner[t] = me
+        won.dice[t] = pos.dice[s] - 1
+        won.dice[s] = 1
+        won.attacks += 1
+        won.battles += 1
+        child = rec.add(chance, "win", me, won, "play") if rec is not None else -1
+        if all(o == me for o in won.owner):
+            self.tick()
+            win_values = [1.0 if q == me else 0.0 for q in range(self.players)]
+            if rec is not None:
+                rec.player[child] = -4  # TERMINAL
+        else:
+            win_values = self.decide(won, turn, child)
+        if rec is not None:
+            rec.value[child] = win_values[me]
+        if p >= self.s.win:
+            values = win_values
+        else:
+            lost = pos.copy()
+            lost.dice[s] = 1
+            lost.attacks += 1
+            lost.battles += 1
+            child = rec.add(chance, "loss", me, lost, "play") if rec is not None else -1
+            loss_values = self.decide(lost, turn, child)
+            if rec is not None:
+                rec.value[child] = loss_values[me]
+            values = [p * w + (1.0 - p) * v for w, v in zip(win_values, loss_values)]
+        if rec is not None:
+            rec.value[chance] = values[me]
+        return values
