@@ -175,6 +175,7 @@ def test_masking_never_makes_a_forbidden_move_and_counts_what_the_net_wanted(tmp
     for agent in masked:
         stats = agent.statistics()
         assert stats["forbidden"] == 0 and stats["unmasked_forbidden"] == stats["net_decisions"] > 10
+        assert stats["unmasked_forbidden_by_type"] == [stats["unmasked_forbidden"], 0, 0, 0]
     unmasked = [TTRNetAgent(path=str(path), mask=False) for _ in range(2)]
     play(unmasked, 2, 11)
     assert all(a.statistics()["forbidden"] == a.statistics()["unmasked_forbidden"] > 10 for a in unmasked)
@@ -224,3 +225,35 @@ def test_evaluate_reports_the_held_out_games(tmp_path):
     report = json.loads(result.stdout)
     assert report["test"] == json.loads(trained.stdout)["test"]
     assert sum(r["rows"] for r in report["by_players"].values()) == report["test"]["rows"]
+
+
+def test_experiment_a_plays_the_net_and_the_algorithm_on_the_same_deals(tmp_path):
+    args = ["experiment", "ttr-net-versus", "--games", "2", "--players", "2", "--store", str(tmp_path / "s.sqlite"),
+            "--markdown", str(tmp_path / "a.md"), "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    net, algo = report["net"]["2"], report["algorithmic"]["2"]
+    assert net["games"] == algo["games"] == 2 and net["players"] == 4
+    assert net["forbidden_moves"] == 0 and 0 <= net["net_forbidden_games"] <= 2
+    assert report["study_net"]["all"]["mean"] == 99.69
+    assert "(106.41)" in (tmp_path / "a.md").read_text()
+
+
+def test_experiments_b_and_c_from_one_command_each(tmp_path):
+    common = ["--games", "1", "--data-games", "20", "--players", "2,3", "--store", str(tmp_path / "s.sqlite"), "--json"]
+    result = runner.invoke(app, ["experiment", "ttr-net-models", "--out", str(tmp_path / "b"), "--epochs", "1", *common])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    for kind in ("universal", "specific"):
+        rows = report[kind]
+        assert set(rows) == {"2", "3", "all"} and rows["all"]["games"] == 2
+        assert 0 <= rows["all"]["completed"] <= 2 and rows["all"]["tickets_done"] >= 0
+    assert set(report["held_out_accuracy"]) == {"universal", "2", "3"}
+    assert (tmp_path / "b" / "players-3.pt").exists() and (tmp_path / "b" / "models-range.png").exists()
+    result = runner.invoke(app, ["experiment", "ttr-net-progress", "--out", str(tmp_path / "c"), "--step", "50",
+                                 "--steps", "1", *common])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert [r["rows"] for r in rows] == [0, 50] and all(r["games"] == 2 for r in rows)
+    assert all(r["finished_players"] + 0 <= 5 for r in rows)  # 2 + 3 players in the two games

@@ -92,23 +92,25 @@ class TTRNetAgent(TTRAlgorithmicAgent):
         self.weights = load_weights(self.config["path"] or DEFAULT_MODEL)
         self.turns = 0
         self.unmasked_forbidden = 0
+        self.unmasked_by_class = [0, 0, 0, 0]
         self.net_decisions = 0
 
     def reset(self, game, player: int, seed: int | None = None) -> None:
         super().reset(game, player, seed)
         self.turns = 0
         self.unmasked_forbidden = 0
+        self.unmasked_by_class = [0, 0, 0, 0]
         self.net_decisions = 0
 
     @classmethod
     def compiled_match(cls, game, agents, seed: int):
         return None  # the network has no compiled twin: every move goes through step()
 
-    def statistics(self) -> dict[str, int]:
+    def statistics(self) -> dict[str, Any]:
         """Decisions, forbidden moves made (0 when masked), and turns where the unmasked network chose a
-        type the rules forbade (the study's count)."""
+        type the rules forbade (the study's count), also by the type it chose (pass, cards, tickets, claim)."""
         return {"decisions": self.decisions, "net_decisions": self.net_decisions, "forbidden": self.forbidden,
-                "unmasked_forbidden": self.unmasked_forbidden}
+                "unmasked_forbidden": self.unmasked_forbidden, "unmasked_forbidden_by_type": list(self.unmasked_by_class)}
 
     def step(self, state: State) -> int:
         assert isinstance(state, TicketToRideState)
@@ -125,6 +127,7 @@ class TTRNetAgent(TTRAlgorithmicAgent):
         choice = int(np.argmax(scores))
         if not allowed[choice]:
             self.unmasked_forbidden += 1
+            self.unmasked_by_class[choice] += 1
             if not self.config["mask"]:
                 self.forbidden += 1
                 return self._fallback(state, legal)

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from boardlab.cli.app import console, print_json, progress_bar
-from boardlab.cli.plugin import Recipe
+from boardlab.cli.plugin import Experiment, Recipe
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import check_output_file
 
@@ -112,3 +112,188 @@ recipe = Recipe(
     evaluate=evaluate,
     recognises=_recognises,
 )
+
+
+def _write(path: Optional[Path], text: str) -> None:
+    if path is not None:
+        from boardlab.core.records import write_atomic
+
+        write_atomic(path, text)
+
+
+def _print_table(title: str, rows: dict, study: Optional[dict], lines) -> None:
+    from rich.table import Table
+
+    from boardlab.experiments.ttr_classifier import markdown
+
+    table = Table(title=title)
+    text = markdown(rows, study, lines).splitlines()
+    for head in text[0].strip("|").split("|"):
+        table.add_column(head.strip(), justify="right")
+    for line in text[2:]:
+        table.add_row(*[cell.strip() for cell in line.strip("|").split("|")])
+    console.print(table)
+
+
+def versus(
+    model: Annotated[Optional[Path], typer.Option("--model", help="Model file (default: the committed one).", show_default=False)] = None,
+    variant: Annotated[str, typer.Option("--variant", help="study (no longest-path bonus) or official.")] = "study",
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per player count (the study: 250).")] = 250,
+    players: Annotated[str, typer.Option("--players", help="Player counts, comma-separated.")] = "2,3,4,5",
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the games (player count K uses seed+K); both players get the same deals.")] = 2018,
+    store: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite); a rerun resumes. Default: boardlab's store.", show_default=False)] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Processes.")] = 1,
+    plots: Annotated[Optional[Path], typer.Option("--plots", help="Folder for the network's three figures (as ttr-study draws them).", show_default=False)] = None,
+    markdown_out: Annotated[Optional[Path], typer.Option("--markdown", help="Also write both tables in Markdown to this file.", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json",
+        help="Print one JSON object: agent, variant, games, seed, net and algorithmic {K|all: {games, players, min, max, mean, "
+        "mean_low, mean_high, se, sd, median, above_110, above_120, above_140, tickets_done, tickets_failed, forbidden_games, "
+        "forbidden_moves, (net only) net_forbidden_games, net_forbidden_moves, net_forbidden_by_type [pass, cards, tickets, claim]}}, study_net, study_algorithmic, plots.",
+    )] = False,
+) -> None:
+    """Experiment (a): the network in every seat against the algorithmic player it imitates (same deals), the study's tables beside."""
+    import sys
+
+    from boardlab.experiments import ttr_study
+    from boardlab.experiments.ttr_classifier import NET_LINES, STUDY_NET, markdown, versus as run_versus
+
+    for path, option in ((markdown_out, "--markdown"),):
+        if path is not None:
+            check_output_file(path, option)
+    with progress_bar("ttr-net-versus") as progress:
+        task = progress.add_task("games", total=None, note="")
+        result = run_versus(model, variant, games, seed, _counts(players), store, workers,
+                            on_game=lambda who, k, p: progress.update(task, note=f"{who}, {k} players: {p.done}"),
+                            command=" ".join(sys.argv))
+    played = result.pop("_games")
+    written = [str(p) for p in ttr_study.plots(played, plots, title=f"{result['agent']}, {variant} rules")] if plots else []
+    result["plots"] = written
+    text = (f"### {result['agent']} (the study's network in brackets)\n\n" + markdown(result["net"], STUDY_NET, NET_LINES)
+            + f"\n\n### ttr-algorithmic on the same deals (the study's algorithm in brackets)\n\n"
+            + markdown(result["algorithmic"], ttr_study.STUDY, ttr_study.LINES) + "\n")
+    _write(markdown_out, text)
+    if json_out:
+        print_json(result)
+        return
+    _print_table(f"{result['agent']}, {games} games per player count (the study's network in brackets)", result["net"], STUDY_NET, NET_LINES)
+    _print_table("ttr-algorithmic, the same deals (the study's algorithm in brackets)", result["algorithmic"], ttr_study.STUDY, ttr_study.LINES)
+    net, algo = result["net"]["all"], result["algorithmic"]["all"]
+    console.print(f"overall mean {net['mean']:.2f} ± {net['se']:.2f} (network) vs {algo['mean']:.2f} ± {algo['se']:.2f} (algorithm)")
+
+
+def _data_options(games: int, players: str, variant: str, data_seed: int):
+    from boardlab.bots.ttr_dataset import DataConfig
+
+    config = DataConfig(games=games, players=_counts(players), variant=variant, seed=data_seed)
+    config.check()
+    return config
+
+
+def models(
+    folder: Annotated[Path, typer.Option("--out", "-o", help="Folder for the data and the five models (made if missing; a rerun resumes).")] = Path("ttr-models"),
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per player count each model plays (the study: 60).")] = 60,
+    data_games: Annotated[int, typer.Option("--data-games", help="Games per player count the data is drawn from (the study: 250, best 30 player-games each).")] = 250,
+    epochs: Annotated[int, typer.Option("--epochs", help="Epochs of each model (the study: 40).")] = 40,
+    players: Annotated[str, typer.Option("--players", help="Player counts, comma-separated.")] = "2,3,4,5",
+    variant: Annotated[str, typer.Option("--variant", help="study or official.")] = "study",
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the games.")] = 2019,
+    data_seed: Annotated[int, typer.Option("--data-seed", help="Seed of the data's games and split.")] = 2018,
+    store: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite). Default: boardlab's store.", show_default=False)] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Processes.")] = 1,
+    markdown_out: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the tables in Markdown to this file.", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json",
+        help="Print one JSON object: games, seed, data, held_out_accuracy {universal, K}, universal and specific {K|all: {min, "
+        "max, mean, median, completed, above_110, above_120, above_140, tickets_done, tickets_failed, ...}}, study_universal, "
+        "study_specific, plot.",
+    )] = False,
+) -> None:
+    """Experiment (b): one universal model against one model per player count, the study's tables beside."""
+    import sys
+
+    from boardlab.core.files import output_folder
+    from boardlab.experiments.ttr_classifier import (
+        B_LINES, STUDY_SPECIFIC, STUDY_UNIVERSAL, markdown, range_plot, universal_vs_specific,
+    )
+    from boardlab.nn.ttr_net import NetConfig
+
+    data_config = _data_options(data_games, players, variant, data_seed)
+    net_config = NetConfig(epochs=epochs)
+    net_config.check()
+    out = output_folder(folder, "--out")
+    if markdown_out is not None:
+        check_output_file(markdown_out, "--markdown")
+    with progress_bar("ttr-net-models") as progress:
+        task = progress.add_task("steps", total=None, note="")
+        result = universal_vs_specific(out, data_config, net_config, games, seed, store, workers,
+                                       on_step=lambda text: progress.update(task, note=text), command=" ".join(sys.argv))
+    played = result.pop("_games")
+    result["plot"] = str(range_plot({"universal": played["universal"], "specific": played["specific"]}, out / "models-range.png",
+                                    "Universal and per-player-count models"))
+    text = ("### universal model (the study's in brackets)\n\n" + markdown(result["universal"], STUDY_UNIVERSAL, B_LINES)
+            + "\n\n### one model per player count (the study's in brackets)\n\n" + markdown(result["specific"], STUDY_SPECIFIC, B_LINES) + "\n")
+    _write(markdown_out, text)
+    if json_out:
+        print_json(result)
+        return
+    _print_table(f"universal model, {games} games per player count (the study's in brackets)", result["universal"], STUDY_UNIVERSAL, B_LINES)
+    _print_table("one model per player count (the study's in brackets)", result["specific"], STUDY_SPECIFIC, B_LINES)
+    console.print("held-out accuracy: " + ", ".join(f"{k} {100 * v:.1f} %" for k, v in result["held_out_accuracy"].items()))
+    console.print(f"wrote {result['plot']}")
+
+
+def progress(
+    folder: Annotated[Path, typer.Option("--out", "-o", help="Folder for the data and each step's network (made if missing; a rerun resumes).")] = Path("ttr-progress"),
+    step: Annotated[int, typer.Option("--step", help="Training decisions added per step (the study's table: 100).")] = 100,
+    steps: Annotated[int, typer.Option("--steps", help="Steps after the untrained network (the study's table: 4).")] = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per player count after each step (the study: 60).")] = 60,
+    data_games: Annotated[int, typer.Option("--data-games", help="Games per player count the data is drawn from.")] = 250,
+    players: Annotated[str, typer.Option("--players", help="Player counts, comma-separated.")] = "2,3,4,5",
+    variant: Annotated[str, typer.Option("--variant", help="study or official.")] = "study",
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the games.")] = 2020,
+    data_seed: Annotated[int, typer.Option("--data-seed", help="Seed of the data's games and split.")] = 2018,
+    store: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite). Default: boardlab's store.", show_default=False)] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Processes.")] = 1,
+    markdown_out: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the table in Markdown to this file.", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json",
+        help="Print one JSON object: step, steps, games, seed, rows [{step, rows, loss, confidence, accuracy, games, aborted, "
+        "finished_players, max, min, mean, turns, tickets_done, tickets_failed}], study, plot.",
+    )] = False,
+) -> None:
+    """Experiment (c): learning progress in steps of decisions, the study's table beside."""
+    import sys
+
+    from boardlab.core.files import output_folder
+    from boardlab.experiments.ttr_classifier import C_LINES, learning_progress, progress_plot
+    from boardlab.nn.ttr_net import NetConfig
+
+    if step < 1 or steps < 1:
+        raise BoardlabError("--step and --steps must be at least 1")
+    data_config = _data_options(data_games, players, variant, data_seed)
+    out = output_folder(folder, "--out")
+    if markdown_out is not None:
+        check_output_file(markdown_out, "--markdown")
+    with progress_bar("ttr-net-progress") as bar:
+        task = bar.add_task("steps", total=None, note="")
+        result = learning_progress(out, data_config, NetConfig(), step, steps, games, seed, store, workers,
+                                   on_step=lambda text: bar.update(task, note=text), command=" ".join(sys.argv))
+    result["plot"] = str(progress_plot(result["rows"], out / "progress.png"))
+    columns = {str(r["step"]): r for r in result["rows"]}
+    study = {str(i): r for i, r in enumerate(result["study"])} if step == 100 else None
+    lines = [("step", "step", 0), *C_LINES]
+    from boardlab.experiments.ttr_classifier import markdown
+
+    text = markdown(columns, study, lines).replace("players |", "|").replace("| overall |", "|")
+    _write(markdown_out, text + "\n")
+    if json_out:
+        print_json(result)
+        return
+    console.print(text)
+    console.print(f"wrote {result['plot']}")
+
+
+versus_experiment = Experiment(run=versus, summary="Ticket to Ride classifier (a): the network vs the algorithmic player, the study's tables", game="tickettoride:variant=study")
+models_experiment = Experiment(run=models, summary="Ticket to Ride classifier (b): one universal model vs one model per player count", game="tickettoride:variant=study")
+progress_experiment = Experiment(run=progress, summary="Ticket to Ride classifier (c): learning progress in steps of training decisions", game="tickettoride:variant=study")
