@@ -2,7 +2,7 @@
 
 from boardlab.bots.ttr_algorithmic import TTRAlgorithmicAgent
 from boardlab.bots.ttr_search import TTRSearchAgent
-from boardlab.games.tickettoride.state import CLAIM_BASE, DRAW_TICKETS, KEEP, SETUP, TURN, TicketToRide
+from boardlab.games.tickettoride.state import CLAIM_BASE, DRAW_DECK, DRAW_TICKETS, KEEP, SETUP, TURN, TicketToRide
 
 
 def opening(players=2, seed=4):
@@ -14,13 +14,14 @@ def opening(players=2, seed=4):
     return state
 
 
-def test_candidates_hold_the_algorithms_move_every_card_draw_and_every_ticket_choice():
+def test_candidates_hold_the_algorithms_move_the_deck_tickets_and_every_ticket_choice():
     state = opening()
     agent = TTRSearchAgent()
     legal = state.legal_actions()
     arms = agent.candidates(state, legal)
     assert arms[0] == TTRAlgorithmicAgent().choose(state)
-    assert set(a for a in legal if a < CLAIM_BASE) <= set(arms) and set(arms) <= set(legal)
+    assert {DRAW_DECK, DRAW_TICKETS} <= set(arms) <= set(legal) and len(arms) == len(set(arms))
+    assert all(a in legal for a in arms if a >= CLAIM_BASE)
     state.apply_action(DRAW_TICKETS)
     assert state.phase == KEEP
     assert sorted(agent.candidates(state, state.legal_actions())) == sorted(state.legal_actions())
@@ -54,3 +55,11 @@ def test_a_whole_game_against_the_algorithm():
     while not state.is_terminal():
         state.apply_action(seats[state.current_player()].step(state))
     assert seats[0].statistics()["searches"] > 10
+
+
+def test_a_move_replaces_the_algorithms_only_when_clearly_better_on_the_same_deals():
+    agent = TTRSearchAgent(z=1.0)
+    assert agent._better([1, 1, 1, 1], [0, 0, 0, 0])
+    assert not agent._better([1, 0, 1, 0], [0, 1, 0, 1])  # as good on average: the algorithm's move stays
+    assert not agent._better([1.0], [0.0])  # one deal proves nothing
+    assert not agent._better([0.6, 0.4, 0.6, 0.4], [0.5, 0.5, 0.5, 0.5])

@@ -117,14 +117,16 @@ def train_model(data: dict[str, Any], net_config: Any, out: str | Path, resume: 
     if run is None:
         run = ttr_net.new_run(net_config, extra)
     start = run.epoch
+    test = data["test"].astype(bool)
+    keep = np.ones(len(test), dtype=bool) if not players else np.isin(data["players"], list(players))
     ttr_net.train(run, x_fit, y_fit, x_test, y_test, checkpoint=out, on_epoch=on_epoch)
     if run.epoch == start == 0:
         ttr_net.save(out, run)
     metrics = {
         "model": str(out), "net": run.config.__dict__, "data": data["meta"], "epochs": run.epoch, "resumed_from": start,
         "split": {"train_rows": int(len(x_fit)), "test_rows": int(len(x_test)),
-                  "train_games": int(len(np.unique(data["game"][~data["test"].astype(bool)]))),
-                  "test_games": int(len(np.unique(data["game"][data["test"].astype(bool)])))},
+                  "train_games": int(len(np.unique(data["game"][keep & ~test]))),
+                  "test_games": int(len(np.unique(data["game"][keep & test])))},
         "class_counts": np.bincount(data["y"], minlength=4).tolist(),
         "train": ttr_net.evaluate(run.model, x_fit, y_fit),
         "test": ttr_net.evaluate(run.model, x_test, y_test),
