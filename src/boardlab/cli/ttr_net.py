@@ -245,8 +245,8 @@ def models(
 
 def progress(
     folder: Annotated[Path, typer.Option("--out", "-o", help="Folder for the data and each step's network (made if missing; a rerun resumes).")] = Path("ttr-progress"),
-    step: Annotated[int, typer.Option("--step", help="Training decisions added per step (the study's table: 100).")] = 100,
-    steps: Annotated[int, typer.Option("--steps", help="Steps after the untrained network (the study's table: 4).")] = 4,
+    step: Annotated[int, typer.Option("--step", help="Training decisions per step (the study's table: 100, a single AdaGrad batch here; see docs/tickettoride-classifier.md).")] = 4000,
+    steps: Annotated[int, typer.Option("--steps", help="Steps after the untrained network (the study's table: 4).")] = 6,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per player count after each step (the study: 60).")] = 60,
     data_games: Annotated[int, typer.Option("--data-games", help="Games per player count the data is drawn from.")] = 250,
     players: Annotated[str, typer.Option("--players", help="Player counts, comma-separated.")] = "2,3,4,5",
@@ -262,7 +262,7 @@ def progress(
         "finished_players, max, min, mean, turns, tickets_done, tickets_failed}], study, plot.",
     )] = False,
 ) -> None:
-    """Experiment (c): learning progress in steps of decisions, the study's table beside."""
+    """Experiment (c): learning progress in steps of decisions (the study's table beside with --step 100)."""
     import sys
 
     from boardlab.core.files import output_folder

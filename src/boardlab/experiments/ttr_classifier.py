@@ -332,7 +332,7 @@ def _save(fig: Any, path: str | Path) -> Path:
 C_LINES = (("rows", "decisions trained on", 0), ("loss", "mean deviation (cross-entropy, held-out rows)", 3),
            ("confidence", "mean confidence (held-out rows)", 3), ("accuracy", "held-out accuracy", 3),
            ("aborted", "games the unmasked net would have aborted", 0), ("max", "MAX points", 0), ("min", "MIN points", 0),
-           ("finished_players", "players who finished (in games not aborted)", 0), ("mean", "mean points", 2),
+           ("finished_players", "players (every game played to the end, masked)", 0), ("mean", "mean points", 2),
            ("turns", "mean turns per player", 2), ("tickets_done", "mean tickets completed", 2),
            ("tickets_failed", "mean tickets failed", 2))
 
@@ -346,8 +346,9 @@ STUDY_PROGRESS = [
 
 
 def progress_row(by_count: dict[int, list[GameResult]]) -> dict[str, Any]:
-    """Games of one step: those the unmasked network would have aborted, and over the others the players,
-    points, turns and tickets (per player)."""
+    """Games of one step: those the unmasked network would have aborted (the study's games ended at the
+    first forbidden move), and over every game (played to the end, masked) the players, points, turns and
+    tickets per player."""
     aborted = 0
     points: list[float] = []
     turns: list[float] = []
@@ -355,13 +356,12 @@ def progress_row(by_count: dict[int, list[GameResult]]) -> dict[str, Any]:
     failed: list[float] = []
     for results in by_count.values():
         for r in results:
-            agents = (r.stats or {}).get("agents", [])
-            if any((a or {}).get("unmasked_forbidden", 0) for a in agents):
+            agents = [a or {} for a in (r.stats or {}).get("agents", [])]
+            if any(a.get("unmasked_forbidden", 0) for a in agents):
                 aborted += 1
-                continue
             game = (r.stats or {}).get("game") or {}
             points += list(r.points())
-            turns += [(a or {}).get("net_decisions", 0) for a in agents]
+            turns += [a.get("net_decisions", 0) for a in agents]
             done += game.get("tickets_done", [])
             failed += game.get("tickets_failed", [])
     row: dict[str, Any] = {"games": sum(len(v) for v in by_count.values()), "aborted": aborted, "finished_players": len(points)}
@@ -376,7 +376,8 @@ def learning_progress(folder: str | Path, data_config: DataConfig, net_config: A
                       on_step: Callable[[str], None] | None = None, command: str = "") -> dict[str, Any]:
     """Experiment (c): the untrained network, then after each further ``step`` training decisions (one pass
     of AdaGrad batches over ``step`` rows drawn from the training games), the held-out rows' mean
-    cross-entropy, confidence and accuracy, and ``games`` games per player count with that network."""
+    cross-entropy, confidence and accuracy, and ``games`` games per player count with that network.
+    A step larger than the training rows trains on each of them once."""
     from boardlab.nn import ttr_net
 
     folder = Path(folder)
@@ -398,7 +399,7 @@ def learning_progress(folder: str | Path, data_config: DataConfig, net_config: A
         held = ttr_net.evaluate(run.model, x_test, y_test)
         say(f"step {i}: playing")
         by_count = ttr_study.run(data_config.variant, games, seed, net_spec(path), counts, store, workers, command=command)
-        row = {"step": i, "rows": i * step, "loss": held["loss"], "confidence": held["confidence"],
+        row = {"step": i, "rows": i * min(step, len(x_fit)), "loss": held["loss"], "confidence": held["confidence"],
                "accuracy": held["accuracy"], **progress_row(by_count)}
         rows.append(row)
     return {"step": step, "steps": steps, "games": games, "seed": seed, "rows": rows, "study": STUDY_PROGRESS}
