@@ -1,0 +1,307 @@
+"""The Ticket to Ride study's classifier: 26 features -> 180 -> 160 -> 4 classes, trained by AdaGrad.
+
+As the study (Łabno 2018) built it with TensorFlow's ``DNNClassifier``: two
+hidden ReLU layers of 180 and 160 units, four outputs (pass, draw cards, draw
+tickets, claim) whose softmax is the class probability, cross-entropy summed
+over a batch of 250 decisions (``tf.losses.Reduction.SUM``), AdaGrad with
+TensorFlow's defaults for that estimator (learning rate 0.05, initial
+accumulator 0.1). The inputs are the study's raw integers by default
+(``scale="none"``); ``scale="range"`` divides each by the upper end of its range
+in the study's table.
+
+Training is resumable: after every epoch the whole run (weights, the optimiser's
+accumulators, the epoch, the history) is written atomically to the checkpoint,
+and a rerun with the same config continues from it. The batches of epoch ``e``
+come from a generator seeded by ``(seed, e)``, so a resumed run makes exactly
+the batches an uninterrupted one would.
+
+A checkpoint is ``torch.save`` of a plain dict (tensors, numbers, strings),
+loaded with ``torch.load(..., weights_only=True)``: no pickled code runs.
+The rows come from :mod:`boardlab.bots.ttr_dataset` as arrays: this module
+plays no game.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.records import write_atomic
+from boardlab.core.rng import derive_seed
+
+CHECKPOINT_FORMAT = "boardlab-ttr-net/1"
+NUM_FEATURES = 26
+NUM_CLASSES = 4
+SCALES = ("none", "range")
+#: the upper end of each feature's range in the study's table, in the order of boardlab.bots.ttr_features.FEATURE_NAMES
+RANGES = (100, 120, 5, 120, 120, 30, 30, 45, 200, 120, 40, 40, 40, 40, 5,
+          45, 45, 45, 45, 45, 45, 45, 45, 30, 30, 200)
+
+
+@dataclass
+class NetConfig:
+    """Everything that decides a training run (saved in the checkpoint)."""
+
+    hidden1: int = 180
+    hidden2: int = 160
+    epochs: int = 40
+    batch_size: int = 250
+    lr: float = 0.05
+    initial_accumulator: float = 0.1
+    loss: str = "sum"           # sum (the study) or mean over the batch
+    scale: str = "none"         # none (the study's raw integers) or range
+    seed: int = 1
+
+    def check(self) -> None:
+        for name in ("hidden1", "hidden2", "epochs", "batch_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1 or value > 100_000:
+                raise BoardlabError(f"--{name.replace('_', '-')} must be a whole number from 1 to 100000, not {value!r}")
+        if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and self.lr > 0):
+            raise BoardlabError(f"--lr must be a positive number, not {self.lr!r}")
+        if self.loss not in ("sum", "mean"):
+            raise BoardlabError(f"--loss must be sum or mean, not {self.loss!r}")
+        if self.scale not in SCALES:
+            raise BoardlabError(f"--scale must be one of {', '.join(SCALES)}, not {self.scale!r}")
+
+    @classmethod
+    def from_dict(cls, raw: Any, where: str) -> "NetConfig":
+        if not isinstance(raw, dict):
+            raise FormatError(f"{where}: the config is not an object")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise FormatError(f"{where}: unknown config keys {unknown}")
+        config = cls(**raw)
+        try:
+            config.check()
+        except BoardlabError as exc:
+            raise FormatError(f"{where}: {exc}") from None
+        return config
+
+
+class TTRNet(nn.Module):
+    """26 -> hidden1 -> hidden2 -> 4 with ReLU; the input scale is a buffer, saved with the weights."""
+
+    def __init__(self, hidden1: int = 180, hidden2: int = 160, scale: str = "none") -> None:
+        super().__init__()
+        divisor = torch.tensor(RANGES, dtype=torch.float32) if scale == "range" else torch.ones(NUM_FEATURES)
+        self.register_buffer("divisor", divisor)
+        self.layers = nn.Sequential(
+            nn.Linear(NUM_FEATURES, hidden1), nn.ReLU(),
+            nn.Linear(hidden1, hidden2), nn.ReLU(),
+            nn.Linear(hidden2, NUM_CLASSES),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layers(x / self.divisor)
+
+    def numpy_weights(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The layers as (W, b) float64 arrays with the divisor folded into the first, for torch-free play."""
+        linears = [m for m in self.layers if isinstance(m, nn.Linear)]
+        out = []
+        for i, layer in enumerate(linears):
+            w = layer.weight.detach().double().numpy().copy()
+            if i == 0:
+                w = w / self.divisor.double().numpy()[None, :]
+            out.append((w, layer.bias.detach().double().numpy().copy()))
+        return out
+
+
+def numpy_logits(weights: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
+    """The network's outputs for rows ``x`` with :meth:`TTRNet.numpy_weights` (what the agent plays with)."""
+    h = np.asarray(x, dtype=np.float64)
+    for i, (w, b) in enumerate(weights):
+        h = h @ w.T + b
+        if i < len(weights) - 1:
+            h = np.maximum(h, 0.0)
+    return h
+
+
+def evaluate(model: TTRNet, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """On rows ``x`` with classes ``y``: accuracy, mean cross-entropy (``loss``), mean confidence (the
+    probability the net gives its own choice), and the confusion matrix [true][predicted]."""
+    if len(x) == 0:
+        return {"rows": 0, "accuracy": math.nan, "loss": math.nan, "confidence": math.nan,
+                "confusion": [[0] * NUM_CLASSES for _ in range(NUM_CLASSES)]}
+    model.eval()
+    with torch.no_grad():
+        logits = model(torch.from_numpy(np.asarray(x, dtype=np.float32)))
+        target = torch.from_numpy(np.asarray(y, dtype=np.int64))
+        loss = float(nn.functional.cross_entropy(logits, target))
+        probs = torch.softmax(logits, dim=1)
+        chosen = probs.argmax(dim=1)
+        confidence = float(probs.max(dim=1).values.mean())
+    confusion = np.zeros((NUM_CLASSES, NUM_CLASSES), dtype=np.int64)
+    np.add.at(confusion, (np.asarray(y), chosen.numpy()), 1)
+    return {"rows": int(len(x)), "accuracy": float((chosen == target).float().mean()), "loss": loss,
+            "confidence": confidence, "confusion": confusion.tolist()}
+
+
+@dataclass
+class Run:
+    """A training run in progress or done: what a checkpoint holds."""
+
+    model: TTRNet
+    optimiser: torch.optim.Optimizer
+    config: NetConfig
+    epoch: int
+    history: dict[str, list[float]]
+    extra: dict[str, Any]
+
+
+def new_run(config: NetConfig, extra: dict[str, Any] | None = None) -> Run:
+    config.check()
+    torch.manual_seed(derive_seed(config.seed, "ttr-net-init"))
+    model = TTRNet(config.hidden1, config.hidden2, config.scale)
+    optimiser = torch.optim.Adagrad(model.parameters(), lr=config.lr, initial_accumulator_value=config.initial_accumulator)
+    history: dict[str, list[float]] = {k: [] for k in ("train_loss", "train_accuracy", "test_loss", "test_accuracy")}
+    return Run(model, optimiser, config, 0, history, dict(extra or {}))
+
+
+def train_steps(run: Run, x: np.ndarray, y: np.ndarray, rows: int | None = None, epoch_seed: int = 0) -> float:
+    """Batches over ``x`` in the order of ``epoch_seed`` (all rows, or the first ``rows`` of that order);
+    the mean loss per row."""
+    config = run.config
+    run.model.train()
+    xt = torch.from_numpy(np.asarray(x, dtype=np.float32))
+    yt = torch.from_numpy(np.asarray(y, dtype=np.int64))
+    order = torch.randperm(len(xt), generator=torch.Generator().manual_seed(derive_seed(config.seed, "ttr-net-batches", epoch_seed)))
+    if rows is not None:
+        order = order[:rows]
+    total = 0.0
+    for start in range(0, len(order), config.batch_size):
+        index = order[start:start + config.batch_size]
+        run.optimiser.zero_grad()
+        loss = nn.functional.cross_entropy(run.model(xt[index]), yt[index], reduction=config.loss)
+        loss.backward()
+        run.optimiser.step()
+        total += float(loss.detach()) * (1 if config.loss == "sum" else len(index))
+    return total / max(1, len(order))
+
+
+def train(run: Run, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray,
+          checkpoint: str | Path | None = None, on_epoch: Callable[[int, dict[str, float]], None] | None = None) -> Run:
+    """Train to ``run.config.epochs`` from ``run.epoch`` on (a resumed run goes on where it stopped),
+    writing the checkpoint after every epoch."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a network this small loses time to thread hand-offs
+    try:
+        while run.epoch < run.config.epochs:
+            train_steps(run, x_train, y_train, epoch_seed=run.epoch + 1)
+            run.epoch += 1
+            fit = evaluate(run.model, x_train, y_train)
+            test = evaluate(run.model, x_test, y_test)
+            point = {"train_loss": fit["loss"], "train_accuracy": fit["accuracy"], "test_loss": test["loss"],
+                     "test_accuracy": test["accuracy"]}
+            for key, value in point.items():
+                run.history[key].append(value)
+            if checkpoint is not None:
+                save(checkpoint, run)
+            if on_epoch is not None:
+                on_epoch(run.epoch, point)
+    finally:
+        torch.set_num_threads(threads)
+    run.model.eval()
+    return run
+
+
+def save(path: str | Path, run: Run) -> None:
+    """Write the run atomically (weights, optimiser, epoch, history, extra facts)."""
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "config": asdict(run.config),
+        "state_dict": {k: v.detach().clone() for k, v in run.model.state_dict().items()},
+        "optimiser": run.optimiser.state_dict(),
+        "epoch": run.epoch,
+        "history": run.history,
+        "extra": run.extra,
+    }
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    write_atomic(Path(path), buffer.getvalue())
+
+
+def load(path: str | Path) -> Run:
+    """A run written by :func:`save` (``weights_only=True``); any other file is a FormatError naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise BoardlabError(f"no Ticket to Ride network at {path}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001  torch raises many kinds for a file that is not a checkpoint
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise FormatError(f"{path}: not a readable PyTorch checkpoint ({first[:200]})") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+        raise FormatError(f"{path}: not a Ticket to Ride network (format {str(found)[:60]!r}, expected {CHECKPOINT_FORMAT!r})")
+    config = NetConfig.from_dict(payload.get("config"), str(path))
+    run = new_run(config)
+    try:
+        run.model.load_state_dict(payload["state_dict"])
+        if "optimiser" in payload:
+            run.optimiser.load_state_dict(payload["optimiser"])
+        run.epoch = int(payload.get("epoch", 0))
+        run.history = {k: [float(v) for v in vs] for k, vs in dict(payload.get("history", {})).items()}
+        run.extra = dict(payload.get("extra", {}))
+    except (KeyError, TypeError, RuntimeError, ValueError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise FormatError(f"{path}: damaged Ticket to Ride network ({first[:200]})") from None
+    if not all(torch.isfinite(p).all() for p in run.model.parameters()):
+        raise FormatError(f"{path}: the weights are not all finite numbers")
+    run.model.eval()
+    return run
+
+
+def is_checkpoint(path: str | Path) -> bool:
+    path = Path(path)
+    if not path.is_file():
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception:  # noqa: BLE001  not a torch file: not ours
+        return False
+    return isinstance(payload, dict) and payload.get("format") == CHECKPOINT_FORMAT
+
+
+def curves_png(history: dict[str, list[float]], path: str | Path, title: str = "") -> Path:
+    """The learning curves (loss and accuracy, training and held-out games, per epoch) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    epochs = list(range(1, len(history.get("train_loss", [])) + 1))
+    if not epochs:
+        raise BoardlabError("no epoch to plot")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.plot(epochs, history["train_loss"], label="training games")
+    left.plot(epochs, history["test_loss"], label="held-out games")
+    left.set_xlabel("epoch")
+    left.set_ylabel("cross-entropy per decision")
+    left.legend()
+    right.plot(epochs, [100 * a for a in history["train_accuracy"]], label="training games")
+    right.plot(epochs, [100 * a for a in history["test_accuracy"]], label="held-out games")
+    right.set_xlabel("epoch")
+    right.set_ylabel("decisions classified as the algorithm did (%)")
+    right.legend()
+    if title:
+        fig.suptitle(title)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    write_atomic(Path(path), buffer.getvalue())
+    return Path(path)
