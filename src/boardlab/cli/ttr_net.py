@@ -170,7 +170,7 @@ def versus(
     written = [str(p) for p in ttr_study.plots(played, plots, title=f"{result['agent']}, {variant} rules")] if plots else []
     result["plots"] = written
     text = (f"### {result['agent']} (the study's network in brackets)\n\n" + markdown(result["net"], STUDY_NET, NET_LINES)
-            + f"\n\n### ttr-algorithmic on the same deals (the study's algorithm in brackets)\n\n"
+            + "\n\n### ttr-algorithmic on the same deals (the study's algorithm in brackets)\n\n"
             + markdown(result["algorithmic"], ttr_study.STUDY, ttr_study.LINES) + "\n")
     _write(markdown_out, text)
     if json_out:
