@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from web_helpers import new_game
 
 from boardlab.agents.base import Agent
 from boardlab.agents.search_tree import SearchTreeHandle
@@ -61,20 +62,6 @@ def tree_maker():
 
     with plugins.agents.registered("test-tree-maker", f"{__name__}:TreeMakingAgent"):
         yield
-
-
-@pytest.fixture()
-def client(tmp_path):
-    with TestClient(create_app(tmp_path / "data")) as c:
-        yield c
-
-
-def new_game(client, **body):
-    body.setdefault("game", "connect4")
-    body.setdefault("mode", "human-human")
-    response = client.post("/api/games", json=body)
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def test_menu_lists_games_with_boards_and_browser_agents(client):

@@ -11,6 +11,7 @@ import time
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from web_helpers import new_game
 
 from boardlab.agents.base import Agent
 from boardlab.trees.generate import random_mcts_tree
@@ -57,20 +58,6 @@ def test_agents():
     with plugins.agents.registered("test-wait-for-stop", f"{__name__}:WaitForStopAgent"), \
             plugins.agents.registered("test-memory-hog", f"{__name__}:MemoryHogAgent"):
         yield
-
-
-@pytest.fixture()
-def client(tmp_path):
-    with TestClient(create_app(tmp_path / "data")) as c:
-        yield c
-
-
-def new_game(client, **body):
-    body.setdefault("game", "connect4")
-    body.setdefault("mode", "human-human")
-    response = client.post("/api/games", json=body)
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def detail(response) -> str:

@@ -5,17 +5,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
-from fastapi.testclient import TestClient
 
 from boardlab.games.nothanks import REMOVED, STACK
-from boardlab.web.app import create_app
-
-
-@pytest.fixture()
-def client(tmp_path):
-    with TestClient(create_app(tmp_path / "data")) as c:
-        yield c
 
 
 def everything_sent(client, game_id: str) -> list[str]:

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from typing import Iterator, Sequence
 
 from boardlab.arena.schedule import ScheduledGame
@@ -112,13 +113,11 @@ def start_local_ray(cpus: int) -> None:
     )
 
 
-def run_ray(job: Job, games: Sequence[ScheduledGame], workers: int, address: str | None = None) -> Iterator[GameResult]:
-    """Play on a Ray cluster (``address``) or on a local Ray instance with ``workers`` CPUs.
-
-    boardlab (and any plug-in module the job's registry entries name) must be
-    importable on the cluster's nodes. A Ray instance that is already running
-    in this process is used as it is and left running.
-    """
+@contextmanager
+def ray_session(workers: int, address: str | None) -> Iterator:
+    """The ``ray`` module, connected: to the cluster at ``address``, or to a local instance with
+    ``workers`` CPUs. A Ray instance already running in this process is used as it is and left
+    running; one started here is shut down at the end."""
     try:
         import ray
     except ImportError:
@@ -134,6 +133,20 @@ def run_ray(job: Job, games: Sequence[ScheduledGame], workers: int, address: str
             raise BoardlabError(f"cannot start or reach Ray{f' at {address}' if address else ''}: {exc}") from None
         started = True
     try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def run_ray(job: Job, games: Sequence[ScheduledGame], workers: int, address: str | None = None) -> Iterator[GameResult]:
+    """Play on a Ray cluster (``address``) or on a local Ray instance with ``workers`` CPUs.
+
+    boardlab (and any plug-in module the job's registry entries name) must be
+    importable on the cluster's nodes. A Ray instance that is already running
+    in this process is used as it is and left running.
+    """
+    with ray_session(workers, address) as ray:
         remote_chunk = ray.remote(play_chunk)
         cpus = int(ray.cluster_resources().get("CPU", workers))
         job_ref = ray.put(job)
@@ -154,9 +167,6 @@ def run_ray(job: Job, games: Sequence[ScheduledGame], workers: int, address: str
                 if nxt is not None:
                     pending.append(remote_chunk.remote(job_ref, nxt))
                 yield from finished
-    finally:
-        if started:
-            ray.shutdown()
 
 
 def _call(fn, item):
@@ -192,21 +202,7 @@ def map_tasks(fn, items: Sequence, workers: int, backend: str = "process", addre
         finally:
             executor.shutdown(wait=True, cancel_futures=True)
         return
-    try:
-        import ray
-    except ImportError:
-        raise BoardlabError("--backend ray needs Ray: pip install 'boardlab[ray]'") from None
-    started = False
-    if not ray.is_initialized():
-        try:
-            if address:
-                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
-            else:
-                start_local_ray(max(1, workers))
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise BoardlabError(f"cannot start or reach Ray{f' at {address}' if address else ''}: {exc}") from None
-        started = True
-    try:
+    with ray_session(max(1, workers), address) as ray:
         remote = ray.remote(_call)  # ray.remote takes functions only, not a functools.partial
         fn_ref = ray.put(fn)
         pending = [remote.remote(fn_ref, item) for item in items]
@@ -219,6 +215,3 @@ def map_tasks(fn, items: Sequence, workers: int, backend: str = "process", addre
                     if isinstance(getattr(exc, "cause", None), BoardlabError):
                         raise exc.cause from None
                     raise
-    finally:
-        if started:
-            ray.shutdown()

@@ -35,7 +35,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import warnings
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -48,6 +47,7 @@ from boardlab.core.errors import BoardlabError, FormatError, SpecError
 from boardlab.core.files import read_json
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
+from boardlab.nn import checkpoint
 from boardlab.games.nothanks import STACK, NoThanksState
 from boardlab.games.nothanks_expert import GENERATORS, expert_value, generate_states
 
@@ -337,19 +337,8 @@ def save_checkpoint(path: str | Path, model: NoThanksNet, config: TrainConfig, m
 def load_checkpoint(path: str | Path) -> tuple[NoThanksNet, TrainConfig, dict[str, Any]]:
     """Read a checkpoint written by :func:`save_checkpoint`; any other file is a FormatError."""
     path = Path(path)
-    if not path.is_file():
-        raise BoardlabError(f"no No Thanks! model at {path}")
-    try:
-        with warnings.catch_warnings():  # torch warns about foreign pickle protocols; the error below says it
-            warnings.simplefilter("ignore")
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001  any failure to unpickle means the file is not ours; torch raises many kinds
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise FormatError(f"{path}: not a readable PyTorch checkpoint ({first[:200]})") from None
-    found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
-    if not isinstance(found, str) or found != CHECKPOINT_FORMAT:
-        shown = found if isinstance(found, (str, int, float, type(None))) else type(found).__name__
-        raise FormatError(f"{path}: not a No Thanks! network checkpoint (format {str(shown)[:60]!r}, expected {CHECKPOINT_FORMAT!r})")
+    payload = checkpoint.read_checkpoint(path, CHECKPOINT_FORMAT, "No Thanks! network checkpoint",
+                                         missing=f"no No Thanks! model at {path}")
     try:
         config = TrainConfig.from_dict(payload["config"], where=f"{path}: config")
         if not isinstance(payload["state_dict"], dict):
@@ -390,16 +379,7 @@ def save_model_files(path: str | Path, result: TrainResult) -> dict[str, Path]:
 
 def is_checkpoint(path: str | Path) -> bool:
     """Whether ``path`` is a file written by :func:`save_checkpoint` (read with ``weights_only=True``)."""
-    path = Path(path)
-    if not path.is_file():
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception:  # noqa: BLE001  torch raises many kinds for files that are not its own; none is ours
-        return False
-    return isinstance(payload, dict) and payload.get("format") == CHECKPOINT_FORMAT
+    return checkpoint.is_checkpoint(path, CHECKPOINT_FORMAT)
 
 
 def load_train_config(path: str | Path) -> TrainConfig:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import io
 import math
-import warnings
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Callable
@@ -37,6 +36,7 @@ from torch import nn
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
+from boardlab.nn import checkpoint
 
 CHECKPOINT_FORMAT = "boardlab-ttr-net/1"
 NUM_FEATURES = 26
@@ -234,18 +234,8 @@ def save(path: str | Path, run: Run) -> None:
 def load(path: str | Path) -> Run:
     """A run written by :func:`save` (``weights_only=True``); any other file is a FormatError naming it."""
     path = Path(path)
-    if not path.is_file():
-        raise BoardlabError(f"no Ticket to Ride network at {path}")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001  torch raises many kinds for a file that is not a checkpoint
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise FormatError(f"{path}: not a readable PyTorch checkpoint ({first[:200]})") from None
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
-        raise FormatError(f"{path}: not a Ticket to Ride network (format {str(found)[:60]!r}, expected {CHECKPOINT_FORMAT!r})")
+    payload = checkpoint.read_checkpoint(path, CHECKPOINT_FORMAT, "Ticket to Ride network",
+                                         missing=f"no Ticket to Ride network at {path}")
     config = NetConfig.from_dict(payload.get("config"), str(path))
     run = new_run(config)
     try:
@@ -265,16 +255,7 @@ def load(path: str | Path) -> Run:
 
 
 def is_checkpoint(path: str | Path) -> bool:
-    path = Path(path)
-    if not path.is_file():
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception:  # noqa: BLE001  not a torch file: not ours
-        return False
-    return isinstance(payload, dict) and payload.get("format") == CHECKPOINT_FORMAT
+    return checkpoint.is_checkpoint(path, CHECKPOINT_FORMAT)
 
 
 def curves_png(history: dict[str, list[float]], path: str | Path, title: str = "") -> Path:
