@@ -63,22 +63,39 @@ class Pos:
 
 def largest_region(owner: list[int], adjacent, player: int) -> list[int]:
     """The areas of ``player``'s largest connected region (the first found among equals)."""
-    seen = set()
+    seen = [False] * len(owner)
     best: list[int] = []
     for a, o in enumerate(owner):
-        if o != player or a in seen:
+        if o != player or seen[a]:
             continue
-        seen.add(a)
+        seen[a] = True
         region = [a]
-        i = 0
-        while i < len(region):
-            for b in adjacent[region[i]]:
-                if owner[b] == player and b not in seen:
-                    seen.add(b)
+        for x in region:  # grows while it is walked: a breadth-first search
+            for b in adjacent[x]:
+                if not seen[b] and owner[b] == player:
+                    seen[b] = True
                     region.append(b)
-            i += 1
         if len(region) > len(best):
             best = region
+    return best
+
+
+def largest_regions(owner: list[int], adjacent, players: int) -> list[list[int]]:
+    """Every player's largest region as :func:`largest_region` finds it, in one walk of the board."""
+    seen = [False] * len(owner)
+    best: list[list[int]] = [[] for _ in range(players)]
+    for a, o in enumerate(owner):
+        if seen[a]:
+            continue
+        seen[a] = True
+        region = [a]
+        for x in region:
+            for b in adjacent[x]:
+                if not seen[b] and owner[b] == o:
+                    seen[b] = True
+                    region.append(b)
+        if len(region) > len(best[o]):
+            best[o] = region
     return best
 
 
@@ -131,15 +148,19 @@ def leaf_values(pos: Pos, adjacent, players: int, who, settings: Settings) -> li
     total = sum(dice)
     out = [0.0] * players
     dw, hw = settings.dice_weight, settings.hold_weight
+    regions = largest_regions(owner, adjacent, players)
+    have = [0] * players
+    for d, o in zip(dice, owner):
+        have[o] += d
     for p in who:
-        region = largest_region(owner, adjacent, p)
+        region = regions[p]
         if not region:
             continue
         lost = 0.0
         if hw:
             for a in region:
                 lost += 1.0 - hold(owner, dice, adjacent, a, dice[a], p)
-        mine = sum(d for d, o in zip(dice, owner) if o == p)
+        mine = have[p]
         out[p] = (1.0 - dw) * (len(region) - hw * lost) / n + dw * mine / total
     return out
 
@@ -200,13 +221,26 @@ class Search:
                 if dice[a] >= MAX_DICE:
                     room[i] = room[-1]
                     room.pop()
-        else:  # even: one die at a time to the emptiest area (lowest number on ties), the mean placement rounded
-            while amount > 0 and room:
-                a = min(room, key=lambda x: dice[x])
-                dice[a] += 1
-                amount -= 1
-                if dice[a] >= MAX_DICE:
-                    room.remove(a)
+        elif room and amount > 0:
+            # even: one die at a time to the emptiest area (lowest number on ties), the mean placement
+            # rounded; in closed form (water filling): every area is raised to the level the dice
+            # reach, and what is left over goes one each to the lowest-numbered areas at that level
+            level = min(dice[a] for a in room)
+            below = sum(1 for a in room if dice[a] <= level)
+            while level < MAX_DICE and amount >= below:
+                amount -= below
+                level += 1
+                below += sum(1 for a in room if dice[a] == level)
+            for a in room:
+                if dice[a] < level:
+                    dice[a] = level
+            if level < MAX_DICE:
+                for a in room:
+                    if amount == 0:
+                        break
+                    if dice[a] == level:
+                        dice[a] += 1
+                        amount -= 1
         out.reserve[p] = amount
         out.player = self.alive_after(owner, p)
         out.attacks = 0
