@@ -75,6 +75,33 @@ def test_each_player_maximises_its_own_value_in_the_opponents_turn():
     assert options[0]["value"] == pytest.approx((1 - q) * 0.25, abs=1e-12)
 
 
+def test_replies_as_dt_ste_attack_where_their_own_values_would_end_the_turn():
+    # player 0 has no attack; after its turn (1 die onto area 0) player 1's dt.ste attacks 1>0 (6
+    # dice against 2). A leaf by which player 1 wants fewer areas makes a max^n player 1 end instead.
+    def fewer_for_one(pos: Pos) -> list[float]:
+        return [pos.owner.count(0) / 4, 1 - pos.owner.count(1) / 4]
+
+    root = Pos([0, 1, 1, 0], [1, 6, 1, 1], [0, 0], 0, 0)
+    q = WIN[6, 2]
+    for reply, expected in [("max", 0.5), ("ste", q * 0.25 + (1 - q) * 0.5)]:
+        s = Search(LINE, 2, Settings(turns=2, reply=reply, lose=0.0), np.random.default_rng(0), None, None,
+                   leaf=fewer_for_one)
+        _, options = s.root(root, 1, record=False)
+        assert options[0]["value"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_ordering_by_gain_searches_the_attack_that_joins_a_region_first():
+    # player 0 holds areas 0 and 2; dt.ste's order puts 2>3 first (4 dice against 2 rather than 3),
+    # while taking area 1 joins its two areas into one region of three
+    root = Pos([0, 1, 0, 1], [4, 3, 4, 2], [0, 0], 0, 0)
+    searched = {}
+    for order in ("ste", "gain"):
+        s = Search(LINE, 2, Settings(turns=1, root_breadth=1, order=order), np.random.default_rng(0), None, None)
+        _, options = s.root(root, 1, record=False)
+        searched[order] = [o["move"] for o in options if o["move"] is not None]
+    assert searched == {"ste": [(2, 3)], "gain": [(0, 1)]}
+
+
 def test_the_default_leaf_is_a_weighted_share_in_0_1(game):
     state = game.new_initial_state(4)
     pos = Pos(list(state.owner), list(state.dice), list(state.reserve), 0, 0)
@@ -121,7 +148,8 @@ def test_the_same_seed_plays_the_same_moves_with_sampled_reinforcements(game):
 
 def test_bad_options_are_one_clear_error():
     for spec, word in [("dw-emm:moves=best", "moves"), ("dw-emm:lose=1.5", "lose"), ("dw-emm:root=0", "root"),
-                       ("dw-emm:reinforce=mean", "reinforce"), ("dw-emm:max_nodes=0", "max_nodes"), ("dw-emm:depth=2", "depth")]:
+                       ("dw-emm:reinforce=mean", "reinforce"), ("dw-emm:max_nodes=0", "max_nodes"), ("dw-emm:depth=2", "depth"),
+                       ("dw-emm:reply=min", "reply"), ("dw-emm:order=best", "order")]:
         with pytest.raises(SpecError, match=word):
             make_agent(spec)
 

@@ -69,6 +69,12 @@ class DwEmm(DiceWarsBot):
         "turns": Option("turns", int, 4, "player turns searched, the agent's own first (1: its own turn, "
                         "then the leaf after its reinforcement; 4: one round of a 4-player game)", between(1, 16)),
         "moves": Option("moves", str, "ste", "candidate attacks: ste (dt.ste's generator) or all", _one_of("ste", "all")),
+        "order": Option("order", str, "ste", "the agent's own candidates in the tree: ste (dt.ste's order) or gain "
+                        "(by the leaf's value after one attack, its two outcomes averaged)", _one_of("ste", "gain")),
+        "reply": Option("reply", str, "max", "the other players in the tree: max (each takes what its own leaf value "
+                        "prefers) or ste (each plays as dt.ste)", _one_of("max", "ste")),
+        "reply_attacks": Option("reply_attacks", int, 0, "attacks per turn of the other players in the tree (0: as "
+                                "attacks)", between(0, 16)),
         "reinforce": Option("reinforce", str, "even", "end-of-turn reinforcement in the tree: even (spread one die "
                             "at a time to the emptiest area) or sample (one draw from the agent's stream)",
                             _one_of("even", "sample")),
@@ -90,7 +96,8 @@ class DwEmm(DiceWarsBot):
         c = self.config
         self.settings = Settings(lose=c["lose"], win=c["win"], root_breadth=c["root"], breadth=c["breadth"],
                                  attacks=c["attacks"], turns=c["turns"], moves=c["moves"], reinforce=c["reinforce"],
-                                 dice_weight=c["dice_weight"], hold_weight=c["hold_weight"])
+                                 dice_weight=c["dice_weight"], hold_weight=c["hold_weight"], reply=c["reply"],
+                                 reply_attacks=c["reply_attacks"], order=c["order"])
         self._tree: SearchTreeHandle | None = None
         self._stats = self._new_stats()
 

@@ -45,6 +45,9 @@ class Settings:
     reinforce: str = "even"
     dice_weight: float = 0.2
     hold_weight: float = 1.0
+    reply: str = "max"
+    reply_attacks: int = 0
+    order: str = "ste"
 
 
 class Pos:
@@ -275,6 +278,8 @@ class Search:
                 nxt = (nxt + 1) % self.players
             p = nxt
         self.who = sorted(set(seq))
+        self.me = pos.player
+        self.reply_limit = self.s.reply_attacks or attacks
         if self.rec is not None:
             self.rec.player[0] = pos.player
             self.rec.pos[0] = (pos.owner, pos.dice, pos.reserve, pos.player, pos.attacks, pos.battles, pos.turns, "play")
@@ -301,10 +306,15 @@ class Search:
         best_values, best_move = end_values, None
         if root:
             options.append({"move": None, "value": end_values[me]})
+        if me != self.me and self.s.reply == "ste":
+            return self.ste_reply(pos, turn, node, end_values)
         if pos.attacks < self.attack_limit:
             width = self.s.root_breadth if root else self.s.breadth
             taken = 0
-            for s, t, p in candidates(pos, self.adjacent, me, self.s.moves):
+            moves = candidates(pos, self.adjacent, me, self.s.moves)
+            if self.s.order == "gain" and me == self.me:
+                moves = self.by_gain(pos, moves)
+            for s, t, p in moves:
                 if taken >= width:
                     break
                 if p < self.s.lose:
@@ -318,6 +328,36 @@ class Search:
         if root:
             return best_move
         return best_values
+
+    def ste_reply(self, pos: Pos, turn: int, node: int, end_values: list[float]) -> list[float]:
+        """Another player's decision played as dt.ste would: its best candidate while it has one
+        (up to ``reply_attacks`` a turn), else the end of its turn; no choice by the leaf's values."""
+        if pos.attacks < self.reply_limit:
+            moves = candidates(pos, self.adjacent, pos.player, "ste")
+            if moves:
+                s, t, p = moves[0]
+                return self.attack(pos, s, t, p, turn, node)
+        return end_values
+
+    def by_gain(self, pos: Pos, moves: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+        """The agent's own candidates by what one attack is worth to it at once: the average of the
+        leaf's value after its win and after its loss (a region joined counts; dt.ste's order
+        does not see it). Ties keep dt.ste's order."""
+        me = pos.player
+        scored = []
+        for i, (s, t, p) in enumerate(moves):
+            if p < self.s.lose:
+                continue
+            won = pos.copy()
+            won.owner[t] = me
+            won.dice[t] = pos.dice[s] - 1
+            won.dice[s] = 1
+            lost = pos.copy()
+            lost.dice[s] = 1
+            value = p * self.values(won)[me] + (1.0 - p) * self.values(lost)[me]
+            scored.append((-value, i, (s, t, p)))
+        scored.sort()
+        return [m for _, _, m in scored]
 
     def attack(self, pos: Pos, s: int, t: int, p: float, turn: int, node: int) -> list[float]:
         """The chance node of an attack: the exact average of its outcomes (or the win alone above ``win``)."""
