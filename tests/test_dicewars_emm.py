@@ -110,6 +110,10 @@ def test_the_default_leaf_is_a_weighted_share_in_0_1(game):
     # a player with more areas next to it attacked by more dice is worth less with the hold term
     plain = leaf_values(pos, state.adjacent, 4, range(4), Settings(hold_weight=0.0))
     assert all(v <= w for v, w in zip(values, plain))
+    # with a rival weight each player's value loses that much of the best other player's
+    rival = leaf_values(pos, state.adjacent, 4, range(4), Settings(rival=0.5))
+    for p in range(4):
+        assert rival[p] == pytest.approx(values[p] - 0.5 * max(values[q] for q in range(4) if q != p), abs=1e-12)
 
 
 def test_it_plays_whole_games_legally_through_the_protocol(game):

@@ -82,6 +82,8 @@ class DwEmm(DiceWarsBot):
                               between(0.0, 1.0)),
         "hold_weight": Option("hold_weight", float, 1.0, "leaf: weight of the region's expected losses before the "
                               "next turn (dt.ste's hold estimate)", between(0.0, 10.0)),
+        "rival": Option("rival", float, 0.0, "leaf: weight of the strongest other player's score, subtracted from "
+                        "each player's own", between(0.0, 1.0)),
         "max_nodes": Option("max_nodes", int, 3000, "node budget per decision (the first iteration always completes)",
                             positive),
         "time": Option("time", float, None, "seconds per decision (none: the node budget alone)", positive),
@@ -96,7 +98,7 @@ class DwEmm(DiceWarsBot):
         c = self.config
         self.settings = Settings(lose=c["lose"], win=c["win"], root_breadth=c["root"], breadth=c["breadth"],
                                  attacks=c["attacks"], turns=c["turns"], moves=c["moves"], reinforce=c["reinforce"],
-                                 dice_weight=c["dice_weight"], hold_weight=c["hold_weight"], reply=c["reply"],
+                                 dice_weight=c["dice_weight"], hold_weight=c["hold_weight"], rival=c["rival"], reply=c["reply"],
                                  reply_attacks=c["reply_attacks"], order=c["order"])
         self._tree: SearchTreeHandle | None = None
         self._stats = self._new_stats()

@@ -45,6 +45,7 @@ class Settings:
     reinforce: str = "even"
     dice_weight: float = 0.2
     hold_weight: float = 1.0
+    rival: float = 0.0
     reply: str = "max"
     reply_attacks: int = 0
     order: str = "ste"
@@ -165,6 +166,12 @@ def leaf_values(pos: Pos, adjacent, players: int, who, settings: Settings) -> li
                 lost += 1.0 - hold(owner, dice, adjacent, a, dice[a], p)
         mine = have[p]
         out[p] = (1.0 - dw) * (len(region) - hw * lost) / n + dw * mine / total
+    if settings.rival:
+        # less the strongest other player's score: a max^n player is indifferent to whom it
+        # weakens, this makes the leader the one worth attacking
+        own = list(out)
+        for p in who:
+            out[p] -= settings.rival * max(own[q] for q in range(players) if q != p)
     return out
 
 
@@ -277,7 +284,7 @@ class Search:
             while nxt not in have:
                 nxt = (nxt + 1) % self.players
             p = nxt
-        self.who = sorted(set(seq))
+        self.who = range(self.players) if self.s.rival else sorted(set(seq))
         self.me = pos.player
         self.reply_limit = self.s.reply_attacks or attacks
         if self.rec is not None:
