@@ -63,7 +63,7 @@ class DwEmm(DiceWarsBot):
                        between(0.0, 1.0)),
         "win": Option("win", float, 1.0, "win-rate threshold: attacks with a higher win probability count as won "
                       "(1: always average both outcomes)", between(0.0, 1.0)),
-        "root": Option("root", int, 3, "candidate attacks searched at the root (besides ending the turn)", _at_least(1)),
+        "root": Option("root", int, 5, "candidate attacks searched at the root (besides ending the turn)", _at_least(1)),
         "breadth": Option("breadth", int, 1, "candidate attacks searched at every other decision", _at_least(1)),
         "attacks": Option("attacks", int, 1, "attacks per turn searched (iterative deepening up to it)", between(1, 16)),
         "turns": Option("turns", int, 4, "player turns searched, the agent's own first (1: its own turn, "
@@ -78,7 +78,7 @@ class DwEmm(DiceWarsBot):
         "reinforce": Option("reinforce", str, "even", "end-of-turn reinforcement in the tree: even (spread one die "
                             "at a time to the emptiest area) or sample (one draw from the agent's stream)",
                             _one_of("even", "sample")),
-        "dice_weight": Option("dice_weight", float, 0.2, "leaf: weight of the dice share beside the largest region",
+        "dice_weight": Option("dice_weight", float, 0.4, "leaf: weight of the dice share beside the largest region",
                               between(0.0, 1.0)),
         "hold_weight": Option("hold_weight", float, 1.0, "leaf: weight of the region's expected losses before the "
                               "next turn (dt.ste's hold estimate)", between(0.0, 10.0)),

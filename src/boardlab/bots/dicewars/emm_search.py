@@ -37,13 +37,13 @@ class Budget(Exception):
 class Settings:
     lose: float = 0.2
     win: float = 1.0
-    root_breadth: int = 3
+    root_breadth: int = 5
     breadth: int = 1
     attacks: int = 1
     turns: int = 4
     moves: str = "ste"
     reinforce: str = "even"
-    dice_weight: float = 0.2
+    dice_weight: float = 0.4
     hold_weight: float = 1.0
     rival: float = 0.0
     reply: str = "max"
