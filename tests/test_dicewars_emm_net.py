@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from boardlab.agents.registry import make_agent
+from boardlab.arena.play import play_game
 from boardlab.bots.dicewars import emm_net
 from boardlab.bots.dicewars.emm_search import Pos, Search, Settings
 from boardlab.core.errors import BoardlabError
@@ -50,3 +51,21 @@ def test_the_batched_leaf_searches_exactly_as_one_board_at_a_time(tiny_model):
         assert v1 == pytest.approx(v2, abs=1e-6)  # float32 sums of a batch may differ in the last bits
         assert m1 == m2 or abs(max(v1) - sorted(v1)[-2]) < 1e-6
 
+
+def test_the_default_network_leaf_plays_a_legal_game():
+    game = make("dicewars")
+    agent = make_agent("dw-emm:leaf=net,turns=2,max_nodes=200", game)
+    leaves = []
+    step = agent.step
+
+    def noting(state):
+        action = step(state)
+        leaves.append(agent.last_search.get("net_leaves", 0))
+        return action
+
+    agent.step = noting
+    record = play_game(game, [agent, make_agent("dw-ste"), make_agent("dw-sdc"), make_agent("dw-wpm")], seed=11)
+    assert record.replay().end_reason() in ("won", "stalled", "battle-limit")
+    stats = agent.statistics()
+    assert stats["decisions"] > 0 and stats["searched"] > 0
+    assert sum(leaves) > 0  # the network, not the score, valued the leaves

@@ -42,9 +42,10 @@ def _table(result: dict) -> None:
 
 def train(
     out: Annotated[Path, typer.Option("--out", "-o", help="Model file; NAME.metrics.json and NAME.reliability.png go beside it.")] = Path("models/dicewars-winprob.pt"),
-    boards: Annotated[int, typer.Option("--boards", "-n", min=1, help="Schedule boards of the course's five bots; each is 4 games (one group's rotations).")] = 300,
+    boards: Annotated[int, typer.Option("--boards", "-n", min=1, help="Schedule boards of the course's five bots; each is 4 games (one group's rotations).")] = 2400,
     data_seed: Annotated[int, typer.Option("--data-seed", min=0, help="Seed of the tournament the boards come from.")] = 2020,
     data: Annotated[Optional[Path], typer.Option("--data", help="Dataset file (.npz): read when it exists (same --boards and --data-seed), else generated and written there. Default: generated, not kept.", show_default=False)] = None,
+    every: Annotated[int, typer.Option("--every", min=1, help="Keep every k-th board of each game (a game's boards are nearly one board with one label: more games for the same training time).")] = 8,
     split: Annotated[str, typer.Option("--split", help="game: whole games (and their rotated twins on the same board) on one side; board: the study's shuffled boards, which leaks.")] = "game",
     test_fraction: Annotated[float, typer.Option("--test-fraction", help="Share held out for the test (the study: 1/5).")] = 0.2,
     validation_fraction: Annotated[float, typer.Option("--validation-fraction", help="Share of the training side held out to stop training.")] = 0.1,
@@ -55,6 +56,7 @@ def train(
     max_epochs: Annotated[int, typer.Option("--max-epochs", help="Most epochs (the study: 10, no early stopping).")] = 30,
     patience: Annotated[int, typer.Option("--patience", help="Stop after this many epochs without a better validation log-loss.")] = 3,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the split, the weights and the batches.")] = 1,
+    markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the held-out tables (Markdown) to this file.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option(
         "--json",
         help="Print one JSON object: model, metrics_file, reliability_png, split, config, data {games, cancelled, boards}, "
@@ -76,26 +78,31 @@ def train(
     if split not in study.SPLITS:
         raise BoardlabError(f"--split must be one of {', '.join(study.SPLITS)}, not {split!r}")
     check_output_file(out, "--out")
-    if data is not None:
-        check_output_file(data, "--data")
+    for path, option in ((data, "--data"), (markdown, "--markdown")):
+        if path is not None:
+            check_output_file(path, option)
     with progress_bar("dicewars-winprob") as progress:
         task = progress.add_task("data", total=None, note="games")
         rows = study.dataset(boards, data_seed, data, lambda note: progress.update(task, note=note))
         progress.update(task, total=max_epochs, completed=0, note="training")
-        model, result = study.run(rows, config, split, test_fraction, validation_fraction, split_seed=seed,
+        model, result = study.run(rows, config, split, test_fraction, validation_fraction, split_seed=seed, every=every,
                                   on_epoch=lambda e, p: progress.update(
                                       task, completed=e, note=f"validation log-loss {p['validation_loss']:.4f} (best epoch {p['best_epoch']})"))
     metrics_file = out.with_name(out.stem + ".metrics.json")
     png = out.with_name(out.stem + ".reliability.png")
-    command = f"boardlab train dicewars-winprob --boards {boards} --data-seed {data_seed} --split {split} --seed {seed}"
+    command = (f"boardlab train dicewars-winprob --boards {boards} --data-seed {data_seed} --every {every} --split {split} "
+               f"--seed {seed} --hidden {hidden} --dropout {dropout} --max-epochs {max_epochs} --patience {patience}")
     result = {"model": str(out), "metrics_file": str(metrics_file), "reliability_png": str(png),
               "command": command, **result}
-    dicewars_net.save(out, model, config, {"split": split, "boards": boards, "data_seed": data_seed, "command": command})
+    dicewars_net.save(out, model, config, {"split": split, "boards": boards, "data_seed": data_seed, "every": every,
+                                           "command": command})
     reliability_png({name: result["test"][name]["reliability"] for name in FORECASTS}, png,
                     f"held-out boards, split by {split}")
     import json
 
     write_atomic(metrics_file, json.dumps(result, indent=1) + "\n")
+    if markdown is not None:
+        write_atomic(markdown, study.markdown(result) + "\n")
     if json_out:
         print_json(result)
         return

@@ -66,11 +66,15 @@ def dataset(boards: int, seed: int, path: Path | None = None, on_note: Callable[
     return data
 
 
-def prepared(data: dict[str, np.ndarray], players: int = 4) -> dict[str, np.ndarray]:
+def prepared(data: dict[str, np.ndarray], players: int = 4, every: int = 1) -> dict[str, np.ndarray]:
     """Inputs, winners, groups and phases of the boards of games that ended with a winner, less each
-    game's last board (one player owns it all: the game is over, and a search never asks)."""
+    game's last board (one player owns it all: the game is over, and a search never asks); with
+    ``every`` k, only every k-th board of each game (its first, its (k+1)-th, ...)."""
     alive = (data["owner"][:, :, None] == np.arange(players)[None, None, :]).any(axis=1).sum(axis=1)
     won = (data["winner"][data["game"]] >= 0) & (alive > 1)
+    if every > 1:
+        first = np.searchsorted(data["game"], data["game"])  # the boards of a game are consecutive
+        won &= (np.arange(len(data["game"])) - first) % every == 0
     game = data["game"][won]
     owner, dice, turns = data["owner"][won], data["dice"][won], data["turns"][won]
     x = features(data["adjacency"][game], owner, dice, turns, players)
@@ -111,7 +115,7 @@ def judge(forecasts: dict[str, np.ndarray], rows: dict[str, np.ndarray], index: 
 
 
 def run(data: dict[str, np.ndarray], config, how: str = "game", test_fraction: float = 0.2,
-        validation_fraction: float = 0.1, split_seed: int = 0,
+        validation_fraction: float = 0.1, split_seed: int = 0, every: int = 1,
         on_epoch: Callable[[int, dict], None] | None = None) -> tuple[Any, dict[str, Any]]:
     """Train the network on one split of ``data`` and judge it and the baselines on the test side.
     Returns the model and the metrics (JSON-ready)."""
@@ -119,7 +123,9 @@ def run(data: dict[str, np.ndarray], config, how: str = "game", test_fraction: f
 
     from boardlab.nn import dicewars_net
 
-    rows = prepared(data, config.players)
+    if every < 1:
+        raise BoardlabError(f"--every must be 1 or more, not {every}")
+    rows = prepared(data, config.players, every)
     parts = split(rows, how, test_fraction, validation_fraction, split_seed)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the house rule: one core for long jobs
@@ -139,7 +145,7 @@ def run(data: dict[str, np.ndarray], config, how: str = "game", test_fraction: f
     games = {k: int(len(np.unique(rows["game"][v]))) for k, v in parts.items()}
     shared = len(set(rows["game"][parts["test"]].tolist()) & set(rows["game"][parts["train"]].tolist()))
     result = {
-        "split": how, "config": asdict(config),
+        "split": how, "every": every, "config": asdict(config),
         "data": {"games": rows["games"], "cancelled": rows["cancelled"], "boards": int(len(rows["y"]))},
         "sizes": {k: {"boards": int(len(v)), "games": games[k]} for k, v in parts.items()},
         "test_games_also_in_training": shared,
@@ -149,3 +155,29 @@ def run(data: dict[str, np.ndarray], config, how: str = "game", test_fraction: f
         "test": judge(forecasts, rows, test),
     }
     return model, result
+
+
+FORECAST_NAMES = {"net": "network", "wpm": "wpm logistic (refitted)", "share": "region/dice share",
+                  "wpm-course": "wpm logistic (course's weights)"}
+METRICS = (("log_loss", "log-loss", "{:.3f}"), ("brier", "Brier score", "{:.3f}"), ("ece", "ECE", "{:.3f}"),
+           ("accuracy", "accuracy", "{:.1%}"))
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The held-out figures as Markdown tables, one per measure: phases down, forecasts across."""
+    test = result["test"]
+    names = [n for n in FORECAST_NAMES if n in test]
+    phases = [("all boards", lambda r: r["all"])]
+    phases += [(k, lambda r, k=k: r["alive"][k]) for k in ALIVE_PHASES.values()]
+    phases += [(k, lambda r, k=k: r["round"][k]) for k in ROUND_PHASES.values()]
+    out = []
+    for key, title, fmt in METRICS:
+        out.append(f"**{title}** (held-out boards, split by {result['split']})\n")
+        out.append("| boards | count | " + " | ".join(FORECAST_NAMES[n] for n in names) + " |")
+        out.append("| --- | ---: | " + " | ".join("---:" for _ in names) + " |")
+        for label, pick in phases:
+            count = pick(test["net"]).get("boards", 0)
+            cells = [fmt.format(pick(test[n])[key]) if count else "" for n in names]
+            out.append(f"| {label} | {count:,} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
