@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.registry import make
 from boardlab.experiments import dicewars_winprob_baselines as baselines
 from boardlab.experiments import winprob_metrics as metrics
 from boardlab.experiments.dicewars_winprob import generate
@@ -148,3 +149,20 @@ def test_a_missing_or_foreign_model_is_one_clear_error(tmp_path):
     torch.save({"format": "boardlab-ttr-net/1"}, other)
     with pytest.raises(FormatError, match="not a Dice Wars win-probability network"):
         dicewars_net.load(other)
+
+
+def test_renumbering_the_areas_gives_the_inputs_of_the_same_board_on_a_renumbered_map():
+    from boardlab.nn.dicewars_features import adjacency_bits, features
+
+    state = make("dicewars").new_initial_state(3)
+    one = features(adjacency_bits(state.adjacent), np.array([state.owner]), np.array([state.dice]), np.array([7]))
+    shuffle = dicewars_net.AreaShuffle(29, 4, seed=0)
+    out = shuffle(torch.from_numpy(np.repeat(one, 3, axis=0))).numpy()
+    perm = torch.argsort(torch.rand(3, 29, generator=torch.Generator().manual_seed(0)), dim=1).numpy()
+    for row, p in zip(out, perm):  # new area i is old area p[i]
+        new = np.argsort(p)
+        adjacent = [[int(new[b]) for b in state.adjacent[p[i]]] for i in range(29)]
+        expected = features(adjacency_bits(adjacent), np.array([[state.owner[a] for a in p]]),
+                            np.array([[state.dice[a] for a in p]]), np.array([7]))
+        assert np.array_equal(row, expected[0])
+    assert not np.array_equal(out[0], one[0])

@@ -55,6 +55,7 @@ def train(
     lr: Annotated[float, typer.Option("--lr", help="Adam learning rate (Keras' default, as the study used).")] = 1e-3,
     max_epochs: Annotated[int, typer.Option("--max-epochs", help="Most epochs (the study: 10, no early stopping).")] = 30,
     patience: Annotated[int, typer.Option("--patience", help="Stop after this many epochs without a better validation log-loss.")] = 3,
+    permute_areas: Annotated[bool, typer.Option("--permute-areas", help="Renumber the areas of every training board at random, so that no map (and no game) can be learnt by heart.")] = False,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the split, the weights and the batches.")] = 1,
     markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the held-out tables (Markdown) to this file.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option(
@@ -73,7 +74,7 @@ def train(
     from boardlab.nn import dicewars_net
 
     config = dicewars_net.NetConfig(hidden=hidden, dropout=dropout, batch_size=batch_size, lr=lr, max_epochs=max_epochs,
-                                    patience=patience, seed=seed)
+                                    patience=patience, seed=seed, permute_areas=permute_areas)
     config.check()
     if split not in study.SPLITS:
         raise BoardlabError(f"--split must be one of {', '.join(study.SPLITS)}, not {split!r}")
@@ -91,7 +92,8 @@ def train(
     metrics_file = out.with_name(out.stem + ".metrics.json")
     png = out.with_name(out.stem + ".reliability.png")
     command = (f"boardlab train dicewars-winprob --boards {boards} --data-seed {data_seed} --every {every} --split {split} "
-               f"--seed {seed} --hidden {hidden} --dropout {dropout} --max-epochs {max_epochs} --patience {patience}")
+               f"--seed {seed} --hidden {hidden} --dropout {dropout} --max-epochs {max_epochs} --patience {patience}"
+               + (" --permute-areas" if permute_areas else ""))
     result = {"model": str(out), "metrics_file": str(metrics_file), "reliability_png": str(png),
               "command": command, **result}
     dicewars_net.save(out, model, config, {"split": split, "boards": boards, "data_seed": data_seed, "every": every,

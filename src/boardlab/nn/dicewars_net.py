@@ -46,12 +46,17 @@ class NetConfig:
     max_epochs: int = 30
     patience: int = 3
     seed: int = 1
+    #: renumber the areas of every training board at random (the rules do not care how areas are numbered):
+    #: the map can no longer be recognised by its adjacency bits, so a game cannot be learnt by heart
+    permute_areas: bool = False
 
     def check(self) -> None:
         for name in ("areas", "players", "hidden", "batch_size", "max_epochs", "patience"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
                 raise BoardlabError(f"--{name.replace('_', '-')} must be a whole number from 1 to 100000, not {value!r}")
+        if not isinstance(self.permute_areas, bool):
+            raise BoardlabError(f"permute_areas must be true or false, not {self.permute_areas!r}")
         for name, low, high in (("dropout", 0.0, 0.99), ("slope", 0.0, 1.0), ("lr", 1e-9, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and low <= value <= high):
@@ -104,6 +109,28 @@ def mean_log_loss(model: WinProbNet, x: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(np.log(np.clip(p[np.arange(len(y)), y], 1e-15, 1.0))))
 
 
+class AreaShuffle:
+    """Renumbers the areas of a batch of 552-input rows, a random permutation per row."""
+
+    def __init__(self, areas: int, players: int, seed: int) -> None:
+        self.n, self.players = areas, players
+        rows, cols = np.triu_indices(areas, k=1)
+        pair = np.full((areas, areas), -1, dtype=np.int64)
+        pair[rows, cols] = np.arange(len(rows))
+        pair[cols, rows] = np.arange(len(rows))
+        self.pair, self.rows, self.cols = torch.from_numpy(pair), torch.from_numpy(rows), torch.from_numpy(cols)
+        self.generator = torch.Generator().manual_seed(seed)
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        n, k = self.n, self.players
+        m = n * (n - 1) // 2
+        perm = torch.argsort(torch.rand(len(x), n, generator=self.generator), dim=1)  # new area i is old area perm[i]
+        adjacency = torch.gather(x[:, :m], 1, self.pair[perm[:, self.rows], perm[:, self.cols]])
+        owners = torch.gather(x[:, m:m + n * k].reshape(-1, n, k), 1, perm[:, :, None].expand(-1, n, k)).reshape(-1, n * k)
+        dice = torch.gather(x[:, m + n * k:m + n * k + n], 1, perm)
+        return torch.cat([adjacency, owners, dice, x[:, m + n * k + n:]], dim=1)
+
+
 def train(config: NetConfig, x_train: np.ndarray, y_train: np.ndarray, x_val: np.ndarray, y_val: np.ndarray,
           on_epoch: Callable[[int, dict[str, float]], None] | None = None) -> tuple[WinProbNet, dict[str, Any]]:
     """Adam on cross-entropy until the validation loss has not improved for ``patience`` epochs (or
@@ -116,6 +143,7 @@ def train(config: NetConfig, x_train: np.ndarray, y_train: np.ndarray, x_val: np
     yt = torch.from_numpy(np.asarray(y_train, dtype=np.int64))
     history: dict[str, list[float]] = {"train_loss": [], "validation_loss": []}
     best_loss, best_epoch, best_state = math.inf, 0, None
+    shuffle = AreaShuffle(config.areas, config.players, derive_seed(config.seed, "dicewars-winprob-areas")) if config.permute_areas else None
     for epoch in range(1, config.max_epochs + 1):
         model.train()
         order = torch.randperm(len(xt), generator=torch.Generator().manual_seed(derive_seed(config.seed, "dicewars-winprob-batches", epoch)))
@@ -123,7 +151,8 @@ def train(config: NetConfig, x_train: np.ndarray, y_train: np.ndarray, x_val: np
         for start in range(0, len(order), config.batch_size):
             index = order[start:start + config.batch_size]
             optimiser.zero_grad()
-            loss = nn.functional.cross_entropy(model(xt[index]), yt[index])
+            batch = xt[index] if shuffle is None else shuffle(xt[index])
+            loss = nn.functional.cross_entropy(model(batch), yt[index])
             loss.backward()
             optimiser.step()
             total += float(loss.detach()) * len(index)
