@@ -166,3 +166,13 @@ def test_renumbering_the_areas_gives_the_inputs_of_the_same_board_on_a_renumbere
                             np.array([[state.dice[a] for a in p]]), np.array([7]))
         assert np.array_equal(row, expected[0])
     assert not np.array_equal(out[0], one[0])
+
+
+def test_evaluate_gives_the_training_s_held_out_figures_again(tiny_model):
+    out, summary = tiny_model
+    result = runner.invoke(app, ["evaluate", str(out), "--data", str(out.with_name("data.npz")), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["sizes"] == summary["sizes"]
+    assert report["test"]["net"]["all"] == pytest.approx(summary["test"]["net"]["all"])
+    assert report["test"]["share"]["all"] == pytest.approx(summary["test"]["share"]["all"])

@@ -1,8 +1,8 @@
 """``boardlab train dicewars-winprob``: the SUI study's win-probability network, judged on held-out games.
 
 The work is in :mod:`boardlab.experiments.dicewars_winprob_study`. Not resumable, because it need
-not be: the games take seconds (compiled bots) and can be kept with ``--data``; the default
-training takes about ten minutes of one core.
+not be: the games take seconds (compiled bots) and can be kept with ``--data``, and the default
+run is under 4 minutes of one core (136 s of it training, docs/dicewars-winprob.md).
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ def train(
     result = {"model": str(out), "metrics_file": str(metrics_file), "reliability_png": str(png),
               "command": command, **result}
     dicewars_net.save(out, model, config, {"split": split, "boards": boards, "data_seed": data_seed, "every": every,
+                                           "test_fraction": test_fraction, "validation_fraction": validation_fraction,
                                            "command": command})
     reliability_png({name: result["test"][name]["reliability"] for name in FORECASTS}, png,
                     f"held-out boards, split by {split}")
@@ -116,6 +117,32 @@ def train(
     console.print(f"wrote {out}, {metrics_file}, {png}")
 
 
+def evaluate(
+    model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model written by boardlab train dicewars-winprob.", show_default=False)],
+    data: Annotated[Optional[Path], typer.Option("--data", help="Dataset file of the model's games (read when it exists, else generated and written there). Default: generated, not kept.", show_default=False)] = None,
+    markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the held-out tables (Markdown) to this file.", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object: model, split, every, command, sizes {train, validation, test: {boards, games}}, "
+        "test {net, wpm, share, wpm-course: {all, alive, round, reliability}} (as the training's metrics).")] = False,
+) -> None:
+    """The model's held-out figures again: its test games (played again from its seeds) and the baselines refitted on its training games."""
+    from boardlab.core.records import write_atomic
+    from boardlab.experiments import dicewars_winprob_study as study
+
+    for path, option in ((data, "--data"), (markdown, "--markdown")):
+        if path is not None:
+            check_output_file(path, option)
+    with progress_bar("dicewars-winprob") as progress:
+        progress.add_task("held-out games", total=None, note="")
+        result = study.held_out(model, data)
+    if markdown is not None:
+        write_atomic(markdown, study.markdown(result) + "\n")
+    if json_out:
+        print_json(result)
+        return
+    _table(result)
+
+
 def _recognises(path: Path) -> bool:
     from boardlab.nn.dicewars_net import is_checkpoint
 
@@ -127,5 +154,6 @@ recipe = Recipe(
     summary="Dice Wars win-probability network (552-1024-1024-4, the SUI study's), judged on held-out games against two baselines",
     game="dicewars",
     makes="model file NAME.pt with NAME.metrics.json and NAME.reliability.png beside it (leaf of dw-emm:leaf=net,net=NAME.pt)",
+    evaluate=evaluate,
     recognises=_recognises,
 )

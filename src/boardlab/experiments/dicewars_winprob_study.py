@@ -181,3 +181,29 @@ def markdown(result: dict[str, Any]) -> str:
             out.append(f"| {label} | {count:,} | " + " | ".join(cells) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def held_out(model_path: Path, data_path: Path | None = None) -> dict[str, Any]:
+    """A saved model's figures on the test side of the split it was trained with (the games are played
+    again from the seeds in the model file, or read from ``data_path``), beside the baselines refitted
+    on its training side."""
+    from boardlab.nn import dicewars_net
+
+    model, config, extra = dicewars_net.load(model_path)
+    try:
+        boards, data_seed, how = int(extra["boards"]), int(extra["data_seed"]), str(extra["split"])
+        every = int(extra.get("every", 1))
+    except (KeyError, TypeError, ValueError):
+        raise FormatError(f"{model_path}: the model does not say which games it was trained on") from None
+    test_fraction, validation_fraction = float(extra.get("test_fraction", 0.2)), float(extra.get("validation_fraction", 0.1))
+    data = dataset(boards, data_seed, data_path)
+    rows = prepared(data, config.players, every)
+    parts = split(rows, how, test_fraction, validation_fraction, config.seed)
+    test, fitted = parts["test"], parts["train"]
+    forecasts = {"net": dicewars_net.probabilities(model, rows["x"][test])}
+    region, dice = baselines.regions_and_dice(rows["owner"], rows["dice"], rows["game"], data["adjacency"], config.players)
+    weights = baselines.fit_all(region[fitted], dice[fitted], rows["y"][fitted], rows["areas"])
+    forecasts.update(baselines.predict_all(weights, region[test], dice[test], rows["areas"]))
+    return {"model": str(model_path), "split": how, "every": every, "command": extra.get("command"),
+            "sizes": {k: {"boards": int(len(v)), "games": int(len(np.unique(rows["game"][v])))} for k, v in parts.items()},
+            "test": judge(forecasts, rows, test)}
