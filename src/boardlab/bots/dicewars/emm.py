@@ -25,6 +25,7 @@ from typing import Any
 
 from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.bots.dicewars.common import DiceWarsBot, best, possible_attacks
+from boardlab.bots.dicewars import emm_net
 from boardlab.bots.dicewars.emm_search import Budget, Pos, Search, Settings
 from boardlab.bots.dicewars.ste import hold_after_attack
 from boardlab.core.errors import BoardlabError
@@ -89,6 +90,10 @@ class DwEmm(DiceWarsBot):
         "time": Option("time", float, None, "seconds per decision (none: the node budget alone)", positive),
         "clock": Option("clock", bool, False, "keep the course's Fischer clock (10 s + 0.25 s a decision) and "
                         "play as dt.ste when it is low"),
+        # the leaf hook (issue 18, part 2): the network's evaluation lives in emm_net
+        "leaf": Option("leaf", str, "score", "leaf value: score (the weighted largest region) or net (the "
+                       "win-probability network's chance for each player)", _one_of("score", "net")),
+        "net": Option("net", str, None, "model file of leaf=net (default: the committed dicewars-winprob.pt)"),
         "tree": Option("tree", bool, True, "keep the last search's tree for the viewer"),
         "seed": Option("seed", int, None, "random seed (mixed with the game's; sampled reinforcements)"),
     }
@@ -102,6 +107,9 @@ class DwEmm(DiceWarsBot):
                                  reply_attacks=c["reply_attacks"], order=c["order"])
         self._tree: SearchTreeHandle | None = None
         self._stats = self._new_stats()
+        if c["net"] is not None and c["leaf"] != "net":
+            raise BoardlabError("dw-emm: net=PATH is the model of leaf=net; give leaf=net too")
+        self._net = emm_net.load_model(c["net"]) if c["leaf"] == "net" else None
 
     @staticmethod
     def _new_stats() -> dict[str, Any]:
@@ -160,13 +168,17 @@ class DwEmm(DiceWarsBot):
             return None
         root = Pos(list(state.owner), list(state.dice), list(state.reserve), self.player, 0, state.battles,
                    state.turns)
-        search = Search(state.adjacent, state.game.num_players(), settings, self.rng, None, deadline, stop=self.stop)
+        leaf = None if self._net is None else emm_net.NetLeaf(self._net, state.adjacent, state.game.num_players())
+        search = Search(state.adjacent, state.game.num_players(), settings, self.rng, None, deadline, leaf, stop=self.stop)
         chosen, options, depth, recorder = None, [], 0, None
         for attacks in range(1, settings.attacks + 1):
             # the first iteration always completes (within the time); the node budget counts them all
             search.max_nodes = None if attacks == 1 else c["max_nodes"]
             try:
-                move, opts = search.root(root, attacks, c["tree"])
+                if leaf is None:
+                    move, opts = search.root(root, attacks, c["tree"])
+                else:
+                    move, opts = leaf.root(search, root, attacks, c["tree"])
             except Budget:
                 break
             chosen, options, depth, recorder = move, opts, attacks, search.rec
@@ -186,6 +198,8 @@ class DwEmm(DiceWarsBot):
                                                   if "win_probability" in o else {})} for o in options],
             "move": label,
         }
+        if leaf is not None:
+            self.last_search["net_leaves"] = leaf.evaluated  # boards the network scored, both iterations
         if c["tree"] and recorder is not None:
             meta = {"game": state.game.spec(), "agent": self.spec, "move_number": state.move_number(),
                     "player": self.player, "engine": "dw-emm", "nodes": search.nodes, "depth": depth,

@@ -1,0 +1,178 @@
+"""The Dice Wars win-probability network: its data split, training recipe, forecast scores and baselines."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from boardlab.cli import app
+from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.registry import make
+from boardlab.experiments import dicewars_winprob_baselines as baselines
+from boardlab.experiments import winprob_metrics as metrics
+from boardlab.experiments.dicewars_winprob import generate
+from boardlab.experiments.dicewars_winprob_study import prepared, split
+from boardlab.nn import dicewars_net
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def rows():
+    data = generate(boards=3, seed=5)
+    data["winner"][0] = -1  # as a cancelled game would be
+    return data, prepared(data)
+
+
+def test_boards_become_552_inputs_and_a_winner_and_cancelled_games_are_left_out(rows):
+    data, r = rows
+    over = (data["owner"] == data["owner"][:, :1]).all(axis=1)  # a game's last board: one owner, nothing to forecast
+    kept = (data["game"] != 0) & ~over
+    assert r["x"].shape == (kept.sum(), 552) and r["x"].dtype == np.float32
+    assert 0 not in set(r["game"].tolist()) and r["cancelled"] == 1
+    assert set(r["y"].tolist()) <= {0, 1, 2, 3}
+    assert (r["y"] == data["winner"][r["game"]]).all()
+    assert set(r["alive"].tolist()) <= {1, 2, 3, 4} and (r["alive"][:1] == 4).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_the_split_by_game_never_shares_a_game_nor_a_board_s_rotations_between_sides(rows, seed):
+    _, r = rows
+    parts = split(r, "game", 0.3, 0.3, seed)
+    assert sum(len(v) for v in parts.values()) == len(r["y"])
+    for a, b in (("train", "test"), ("train", "validation"), ("validation", "test")):
+        assert not set(r["game"][parts[a]].tolist()) & set(r["game"][parts[b]].tolist())
+        assert not set(r["group"][parts[a]].tolist()) & set(r["group"][parts[b]].tolist())
+
+
+def test_the_study_s_split_by_board_puts_one_game_on_both_sides(rows):
+    _, r = rows
+    parts = split(r, "board", 0.2, 0.1, 0)
+    assert set(r["game"][parts["train"]].tolist()) & set(r["game"][parts["test"]].tolist())
+    with pytest.raises(BoardlabError, match="--split"):
+        split(r, "seat", 0.2, 0.1, 0)
+
+
+def test_calibration_figures_on_hand_made_forecasts():
+    y = np.array([0, 1, 2, 3] * 5)
+    even = np.full((20, 4), 0.25)  # a quarter each, and each seat wins a quarter of the time: perfectly calibrated
+    assert metrics.ece(even, y) == pytest.approx(0.0, abs=1e-12)
+    assert metrics.log_loss(even, y) == pytest.approx(np.log(4))
+    assert metrics.brier(even, y) == pytest.approx(0.75)
+    sure = np.tile([1.0, 0.0, 0.0, 0.0], (20, 1))
+    wrong = np.full(20, 1)
+    # seat 0 always "certain" and never winning: bin 1.0 (a quarter of the pairs) is off by 1, bin 0.0
+    # (three quarters) forecasts 0 where a third of its seats won
+    assert metrics.ece(sure, wrong) == pytest.approx(0.25 * 1 + 0.75 * (1 / 3))
+    assert metrics.brier(sure, wrong) == pytest.approx(2.0) and metrics.accuracy(sure, wrong) == 0.0
+    assert metrics.log_loss(sure, np.zeros(20, dtype=int)) == pytest.approx(0.0, abs=1e-12)
+    assert metrics.by_phase(even, y, np.array([0] * 8 + [1] * 12), {0: "a", 1: "b"})["b"]["boards"] == 12
+    with pytest.raises(BoardlabError, match="winner"):
+        metrics.scores(even, np.full(20, 4))
+
+
+def test_largest_regions_and_dice_come_from_the_game_s_map():
+    # a line 0 - 1 - 2 - 3 - 4 as upper-triangle bits of a 5-area map
+    adjacency = np.zeros((5, 5), dtype=np.int8)
+    for a in range(4):
+        adjacency[a, a + 1] = 1
+    bits = adjacency[np.triu_indices(5, k=1)][None, :]
+    owner = np.array([[0, 0, 1, 0, 0], [0, 0, 0, 0, 1]])
+    dice = np.array([[1, 2, 3, 4, 5], [1, 1, 1, 1, 8]])
+    region, per = baselines.regions_and_dice(owner, dice, np.array([0, 0]), bits, players=2)
+    assert region.tolist() == [[2, 1], [4, 1]]
+    assert per.tolist() == [[12, 3], [4, 8]]
+
+
+def test_the_share_baseline_learns_that_a_bigger_region_wins():
+    rng = np.random.default_rng(0)
+    region = rng.integers(1, 10, size=(400, 4))
+    dice = rng.integers(1, 30, size=(400, 4))
+    winner = region.argmax(axis=1)
+    weights = baselines.fit_all(region, dice, winner, areas=29)
+    assert weights["share"][0] > 0
+    p = baselines.predict_all(weights, region, dice, 29)
+    for name in ("share", "wpm"):
+        assert np.allclose(p[name].sum(axis=1), 1.0)
+        assert metrics.accuracy(p[name], winner) > 0.8
+    dead = region.copy()
+    dead[:, 3] = 0
+    assert (baselines.predict_all(weights, dead, dice, 29)["share"][:, 3] == 0).all()
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("winprob")
+    out = folder / "tiny.pt"
+    result = runner.invoke(app, ["train", "dicewars-winprob", "--boards", "3", "--hidden", "16", "--max-epochs", "2",
+                                 "--out", str(out), "--data", str(folder / "data.npz"), "--json"])
+    assert result.exit_code == 0, result.output
+    return out, json.loads(result.stdout)
+
+
+def test_a_tiny_training_run_writes_a_model_whose_forecasts_sum_to_one(tiny_model):
+    out, summary = tiny_model
+    assert summary["split"] == "game" and summary["test_games_also_in_training"] == 0
+    assert set(summary["test"]) == {"net", "wpm", "share", "wpm-course"}
+    net = summary["test"]["net"]
+    assert net["all"]["boards"] == summary["sizes"]["test"]["boards"] > 0
+    assert sum(row.get("boards", 0) for row in net["alive"].values()) == net["all"]["boards"]
+    assert json.loads(out.with_name("tiny.metrics.json").read_text())["test"]["net"]["all"] == net["all"]
+    assert out.with_name("tiny.reliability.png").read_bytes()[:4] == b"\x89PNG"
+    model, config, extra = dicewars_net.load(out)
+    assert config.hidden == 16 and extra["split"] == "game"
+    data = np.load(out.with_name("data.npz"))
+    x = prepared({k: data[k] for k in data.files})["x"][:50]
+    p = dicewars_net.probabilities(model, x)
+    assert p.shape == (50, 4) and np.allclose(p.sum(axis=1), 1.0) and (p > 0).all()
+    # the same --data with other settings is refused rather than silently reused
+    result = runner.invoke(app, ["train", "dicewars-winprob", "--boards", "4", "--out", str(out.with_name("b.pt")),
+                                 "--data", str(out.with_name("data.npz"))])
+    assert result.exit_code == 2 and "--boards 3" in result.output
+
+
+def test_a_missing_or_foreign_model_is_one_clear_error(tmp_path):
+    with pytest.raises(BoardlabError, match="no Dice Wars win-probability network"):
+        dicewars_net.load(tmp_path / "none.pt")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    with pytest.raises(FormatError, match="junk.pt: not a readable PyTorch checkpoint"):
+        dicewars_net.load(junk)
+    other = tmp_path / "other.pt"
+    torch.save({"format": "boardlab-ttr-net/1"}, other)
+    with pytest.raises(FormatError, match="not a Dice Wars win-probability network"):
+        dicewars_net.load(other)
+
+
+def test_renumbering_the_areas_gives_the_inputs_of_the_same_board_on_a_renumbered_map():
+    from boardlab.nn.dicewars_features import adjacency_bits, features
+
+    state = make("dicewars").new_initial_state(3)
+    one = features(adjacency_bits(state.adjacent), np.array([state.owner]), np.array([state.dice]), np.array([7]))
+    shuffle = dicewars_net.AreaShuffle(29, 4, seed=0)
+    out = shuffle(torch.from_numpy(np.repeat(one, 3, axis=0))).numpy()
+    perm = torch.argsort(torch.rand(3, 29, generator=torch.Generator().manual_seed(0)), dim=1).numpy()
+    for row, p in zip(out, perm):  # new area i is old area p[i]
+        new = np.argsort(p)
+        adjacent = [[int(new[b]) for b in state.adjacent[p[i]]] for i in range(29)]
+        expected = features(adjacency_bits(adjacent), np.array([[state.owner[a] for a in p]]),
+                            np.array([[state.dice[a] for a in p]]), np.array([7]))
+        assert np.array_equal(row, expected[0])
+    assert not np.array_equal(out[0], one[0])
+
+
+def test_evaluate_gives_the_training_s_held_out_figures_again(tiny_model):
+    out, summary = tiny_model
+    result = runner.invoke(app, ["evaluate", str(out), "--data", str(out.with_name("data.npz")), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["sizes"] == summary["sizes"]
+    assert report["test"]["net"]["all"] == pytest.approx(summary["test"]["net"]["all"])
+    assert report["test"]["share"]["all"] == pytest.approx(summary["test"]["share"]["all"])
