@@ -68,13 +68,15 @@ def train(
     given = {k: v for k, v in given.items() if v is not None}
     if device is not None and device not in ("auto", "cpu", "cuda"):
         raise BoardlabError(f"--device must be auto, cpu or cuda, not {device!r}")
-    spec = make(given.get("game", "connect4")).spec()  # a wrong game spec fails before a folder is made
-    given["game"] = spec
-    folder = out if out is not None else Path("runs") / f"az-{re.sub(r'[^A-Za-z0-9]+', '_', spec)}"
-    check_output_folder(folder, "--out")
+    if game is not None:
+        given["game"] = make(game).spec()  # a wrong game spec fails before a folder is made
+    if out is None:
+        out = Path("runs") / f"az-{re.sub(r'[^A-Za-z0-9]+', '_', given.get('game', 'connect4'))}"
+    folder = check_output_folder(out, "--out")
     base = asdict(load_run_config(folder)) if (folder / "config.json").is_file() else {}
-    if base and game is not None and base["game"] != spec:
-        raise BoardlabError(f"{folder}: this run learns {base['game']}, not {spec}")
+    if base and game is not None and base["game"] != given["game"]:
+        raise BoardlabError(f"{folder}: this run learns {base['game']}, not {given['game']}")
+    spec = given.get("game", base.get("game", "connect4"))
     values = {**{f.name: f.default for f in fields(AZConfig)}, **base, **given}
     cfg = AZConfig(**values)
     trainer = Trainer(folder, cfg, workers=workers, backend=backend, address=address)
