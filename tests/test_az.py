@@ -62,6 +62,10 @@ def test_search_takes_the_win_and_blocks_the_threat(tmp_path):
     agent.reset(game, block.current_player(), 0)
     assert agent.step(block) == 0
     assert agent.last_search["children"][0]["move"] == "1"
+    # a time budget too small for one simulation still gives a legal move, from the priors alone
+    hurried = make_agent(f"az:path={tmp_path / 'flat.pt'},time=0.000001", game)
+    hurried.reset(game, block.current_player(), 0)
+    assert hurried.step(block) in block.legal_actions() and hurried.last_search["simulations"] == 0
 
 
 def test_tree_export_keeps_the_visit_invariants_and_survives_a_binary_file(tmp_path):

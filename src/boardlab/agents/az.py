@@ -54,6 +54,7 @@ class AZAgent(Agent):
     options = {
         "path": Option("path", str, "", "model file or training checkpoint (default: the game's committed model)"),
         "simulations": Option("simulations", int, 200, "simulations (network evaluations) per move", positive),
+        "time": Option("time", float, None, "seconds per move; with simulations, whichever ends first", positive),
         "c": Option("c", float, 1.5, "PUCT exploration constant", non_negative),
         "temp_moves": Option("temp_moves", int, 0, "moves of each game drawn in proportion to visits instead of the most visited", non_negative),
         "noise": Option("noise", bool, False, "mix Dirichlet noise into the root's priors (self-play training does)"),
@@ -113,7 +114,8 @@ class AZAgent(Agent):
             self.reset(state.game, player)
         noise = (self.config["alpha"], 0.25) if self.config["noise"] else None
         search = PUCTSearch(state, self.config["c"], self.rng, noise)
-        run_simulations([search], self.config["simulations"], self._evaluator.evaluate, self.stop)
+        deadline = None if self.config["time"] is None else start + self.config["time"]
+        run_simulations([search], self.config["simulations"], self._evaluator.evaluate, self.stop, deadline)
         temperature = 1.0 if state.move_number() < self.config["temp_moves"] else 0.0
         action = search.choose(temperature)
         seconds = time.perf_counter() - start

@@ -28,6 +28,7 @@ simulations whose value made the mover strictly the best-placed seat.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -213,6 +214,9 @@ class PUCTSearch:
         ``temperature`` is 0, else a move drawn with probability proportional to visits^(1/T)."""
         children = self.root_children()
         if temperature <= 0:
+            if self.simulations == 0:  # stopped before any simulation: the network's favourite
+                priors = self.root_priors()
+                return max(children, key=lambda ch: (priors[ch.action], -ch.action)).action
             return max(children, key=lambda ch: (ch.visits, ch.mean, -ch.action)).action
         counts = np.array([ch.visits for ch in children], dtype=np.float64)
         if counts.sum() == 0:
@@ -237,9 +241,11 @@ class PUCTSearch:
         )
 
 
-def run_simulations(searches: list[PUCTSearch], simulations: int, evaluate: Any, stop=None) -> None:
+def run_simulations(searches: list[PUCTSearch], simulations: int, evaluate: Any, stop=None,
+                    deadline: float | None = None) -> None:
     """Bring every search to ``simulations`` simulations, judging all their pending leaves
-    together: one ``evaluate(states) -> (priors, values)`` call per round."""
+    together: one ``evaluate(states) -> (priors, values)`` call per round. ``stop`` (an event)
+    or ``time.perf_counter()`` passing ``deadline`` ends the rounds early, once every root has its priors."""
     active = list(searches)
     while active:
         pending, leaves = [], []
@@ -253,5 +259,6 @@ def run_simulations(searches: list[PUCTSearch], simulations: int, evaluate: Any,
             for i, search in enumerate(pending):
                 search.resolve(priors[i], values[i])
         active = [s for s in active if s.first[0] < 0 or s.simulations < simulations]
-        if stop is not None and stop.is_set():
-            break
+        if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
+            if all(s.first[0] >= 0 for s in searches):
+                break
