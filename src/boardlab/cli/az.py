@@ -48,10 +48,10 @@ def train(
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing self-play chunks at once (one core each).")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) or 'ray' (a local Ray instance, or the cluster at --address).")] = "process",
     address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the cluster's address.", show_default=False)] = None,
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, game, iterations, positions, hours (self-play and learning), "
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, game, iterations, positions, hours and cpu_hours (self-play and learning; CPU: this process and its pool's workers), "
                                            "checkpoint, model, curve (PNG or null), last_eval ({random, mcts, previous, optimal}: scores 0..1, or null), "
                                            "history (one entry per iteration: iteration, games, positions, policy_loss, value_loss, "
-                                           "first_player_return, mean_moves, hours, eval when evaluated).")] = False,
+                                           "first_player_return, mean_moves, hours, cpu_hours, eval when evaluated).")] = False,
 ) -> None:
     """Train a policy-value network by self-play with PUCT search (AlphaZero); play it with [b]az:path=RUN/model.pt[/]."""
     from boardlab.core.files import check_output_folder
@@ -100,7 +100,7 @@ def train(
     evals = [h["eval"] for h in trainer.history if "eval" in h]
     curve = folder / "curve.png"
     result = {"run": str(folder), "game": spec, "iterations": trainer.iteration, "positions": trainer.buffer.added,
-              "hours": trainer.seconds / 3600, "checkpoint": str(trainer.checkpoint_path), "model": str(folder / "model.pt"),
+              "hours": trainer.seconds / 3600, "cpu_hours": trainer.cpu_seconds / 3600, "checkpoint": str(trainer.checkpoint_path), "model": str(folder / "model.pt"),
               "curve": str(curve) if curve.exists() else None, "last_eval": evals[-1] if evals else None,
               "history": trainer.history}
     if json_out:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import json
+import resource
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -116,6 +117,12 @@ def selfplay_job(item: tuple) -> tuple[int, dict[str, Any], list[dict[str, Any]]
     return index, {"obs": samples.obs, "mask": samples.mask, "policy": samples.policy, "value": samples.value}, summary
 
 
+def _cpu_time() -> float:
+    """CPU seconds of this process and of its finished child processes (the pool's self-play workers)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def is_graded_game(game) -> bool:
     """Whether the shipped optimal-move set applies (standard Connect Four)."""
     return game == make("connect4")
@@ -161,6 +168,7 @@ class Trainer:
         self.iteration = 0
         self.history: list[dict[str, Any]] = []
         self.seconds = 0.0  # self-play and learning, evaluation left out
+        self.cpu_seconds = 0.0  # the same in CPU time: this process and its pool's workers (not Ray's)
         self.checkpoint_path = self.folder / "checkpoint.pt"
         if self.checkpoint_path.exists():
             self._resume()
@@ -181,6 +189,7 @@ class Trainer:
         self.iteration = int(data["iteration"])
         self.history = json.loads(data["history"])
         self.seconds = float(data["seconds"])
+        self.cpu_seconds = float(data.get("cpu_seconds", 0.0))
 
     def _model_payload(self) -> dict[str, Any]:
         return model_payload(self.net, self.game.spec(), {"iteration": self.iteration, "seed": self.cfg.seed,
@@ -189,7 +198,8 @@ class Trainer:
     def _save(self) -> None:
         data = {"format": RUN_FORMAT, "config": asdict(self.cfg), "iteration": self.iteration,
                 "model": self._model_payload(), "optimizer": self.optimizer.state_dict(),
-                "buffer": self.buffer.state(), "history": json.dumps(self.history), "seconds": self.seconds}
+                "buffer": self.buffer.state(), "history": json.dumps(self.history), "seconds": self.seconds,
+                "cpu_seconds": self.cpu_seconds}
         write_atomic(self.checkpoint_path, _state_bytes(data))
         save_model(self.net, self.folder / "model.pt", self.game.spec(), self._model_payload()["meta"])
         write_atomic(self.folder / "history.json", json.dumps(self.history, indent=1) + "\n")
@@ -206,7 +216,7 @@ class Trainer:
     def step(self) -> dict[str, Any]:
         cfg = self.cfg
         it = self.iteration + 1
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu_time()
         seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
         model_bytes = _state_bytes(self._model_payload())
         settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves))
@@ -219,11 +229,12 @@ class Trainer:
         rng = np.random.default_rng(derive_seed(cfg.seed, "train", it))
         losses = train_steps(self.net, self.optimizer, self.buffer, cfg.steps, cfg.batch, rng, self.device)
         self.seconds += time.perf_counter() - start
+        self.cpu_seconds += _cpu_time() - cpu
         self.iteration = it
         first = [g["returns"][0] for g in games]
         entry = {"iteration": it, "games": it * cfg.games, "positions": self.buffer.added, **losses,
                  "first_player_return": float(np.mean(first)), "mean_moves": float(np.mean([g["moves"] for g in games])),
-                 "hours": self.seconds / 3600}
+                 "hours": self.seconds / 3600, "cpu_hours": self.cpu_seconds / 3600}
         if it % cfg.eval_every == 0 or it == cfg.iterations:
             entry.update(self._evaluate(it))
         self.history.append(entry)
@@ -252,12 +263,14 @@ class Trainer:
         fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
         labels = {"optimal": "optimal moves (graded set)", "random": "score vs random",
                   "mcts": f"score vs mcts:iterations={self.cfg.eval_mcts}", "previous": "score vs previous network"}
+        # CPU hours where every point has them (runs started before they were recorded have wall hours only)
+        clock = "cpu_hours" if all("cpu_hours" in h for h in points) else "hours"
         for key, label in labels.items():
-            xs = [h["hours"] for h in points if h["eval"].get(key) is not None]
+            xs = [h[clock] for h in points if h["eval"].get(key) is not None]
             ys = [100 * h["eval"][key] for h in points if h["eval"].get(key) is not None]
             if xs:
                 ax.plot(xs, ys, "-o", ms=3, label=label)
-        ax.set_xlabel("training hours (self-play and learning, one core)")
+        ax.set_xlabel("CPU hours of self-play and learning" if clock == "cpu_hours" else "hours of self-play and learning (wall clock)")
         ax.set_ylabel("%")
         ax.set_ylim(0, 100)
         ax.set_title(f"AlphaZero on {self.game.spec()}, {self.cfg.simulations} simulations in self-play")
