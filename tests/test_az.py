@@ -23,7 +23,7 @@ from boardlab.core.errors import BoardlabError, FormatError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL
 from boardlab.core.registry import make
 from boardlab.experiments.az_training import AZConfig, Trainer
-from boardlab.nn.az_net import Evaluator, load_model, new_network, save_model
+from boardlab.nn.az_net import Evaluator, load_model, new_network, relative_values, save_model
 from boardlab.trees.io import load_tree, save_tree
 
 runner = CliRunner()
@@ -50,6 +50,23 @@ def test_illegal_actions_get_zero_probability():
     assert np.all(priors[1] > 0)
     mover = state.current_player()
     assert values[0][mover] == pytest.approx(-values[0][1 - mover])  # zero-sum: one tanh output, negated for the other
+
+
+def test_value_targets_and_evaluations_agree_on_whose_value_is_whose():
+    """The value head learns values counted from the player to move; the search reads them back per seat."""
+    game = make("dicewars:players=3")
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
+    state = game.new_initial_state(2)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    mover = state.current_player()
+    with torch.no_grad():
+        _, raw = net(torch.from_numpy(state.observation_tensor(mover)[None]))
+    _, per_seat = Evaluator(net).evaluate([state])
+    assert np.allclose(relative_values(per_seat[0], mover, 3), raw[0].numpy(), atol=1e-6)
+    assert relative_values(np.array([1.0, -1.0, 0.5]), 2, 3).tolist() == [0.5, 1.0, -1.0]
+    assert relative_values(np.array([1.0, -1.0]), 1, 1).tolist() == [-1.0]
 
 
 def test_search_takes_the_win_and_blocks_the_threat(tmp_path):
