@@ -229,3 +229,12 @@ def test_train_az_json_on_mancala_and_a_rerun_carries_on(tmp_path):
     assert duel.exit_code == 0, duel.output
     wrong = runner.invoke(app, ["train", "az", "--out", str(out), "--game", "connect4", "--iterations", "3"])
     assert wrong.exit_code != 0 and "learns mancala, not connect4" in wrong.output
+
+
+def test_az_without_a_path_plays_the_committed_mancala_model():
+    game = make("mancala")
+    agent = make_agent("az:simulations=8", game)
+    state = game.new_initial_state(3)
+    agent.reset(game, state.current_player(), 0)
+    assert agent.step(state) in state.legal_actions()
+    assert agent.model_path.name == "az-mancala.pt"
