@@ -1,0 +1,132 @@
+"""AlphaZero self-play speed: games per second per core, and network evaluations per second.
+
+    PYTHONPATH=src python benchmarks/az_selfplay.py --games 64 --simulations 50
+
+For Connect Four and Mancala, with the networks ``boardlab train az`` builds
+(``--net``, ``--hidden``, ``--layers``; resnet: ``--channels``, ``--blocks``) and
+untrained weights (a trained network plays other, often longer, games):
+
+* ``forward``: the bare network on random input, batches of 1 and of 64;
+* ``evaluate``: what the search pays per leaf (the observation tensor, the
+  legal mask, the forward pass and the masked softmax), batches of 1 and 64;
+* ``self-play``: whole games of lockstep self-play (``--games`` at once, one
+  forward pass per round of leaves) against the same games one at a time
+  (lockstep 1), in games and positions per CPU-second of one core.
+
+CPU seconds are the figures to compare on a shared machine; the 1-minute load
+average is printed with them. OpenSpiel's alpha_zero needs JAX (or TensorFlow),
+which this environment does not install: the script says whether it found one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import time
+
+import numpy as np
+import torch
+
+from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
+from boardlab.core.registry import make
+from boardlab.nn.az_net import Evaluator, new_network, relative_values, value_outputs
+
+
+def _timed(fn, seconds: float) -> tuple[int, float, float]:
+    """Call ``fn`` until ``seconds`` of wall time pass: (calls, wall, cpu)."""
+    fn()
+    calls, start, cpu = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        fn()
+        calls += 1
+    return calls, time.perf_counter() - start, time.process_time() - cpu
+
+
+def states_of(game, n: int, seed: int) -> list:
+    """``n`` positions from random games (random lengths), where a player is to move."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        state = game.new_initial_state(int(rng.integers(1 << 30)))
+        for _ in range(int(rng.integers(0, 12))):
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+        if not state.is_terminal():
+            out.append(state)
+    return out
+
+
+def bench(spec: str, arch: dict, games: int, simulations: int, seconds: float) -> dict:
+    game = make(spec)
+    torch.manual_seed(0)
+    net = new_network(game, arch).eval()
+    evaluator = Evaluator(net)
+    row: dict = {"game": spec, "arch": net.arch, "parameters": sum(p.numel() for p in net.parameters())}
+    for batch in (1, 64):
+        x = torch.rand(batch, *net.shape)
+        with torch.no_grad():
+            calls, wall, cpu = _timed(lambda: net(x), seconds)
+        row[f"forward_b{batch}_per_cpu_s"] = calls * batch / cpu
+        states = states_of(game, batch, 1)
+        calls, wall, cpu = _timed(lambda: evaluator.evaluate(states), seconds)
+        row[f"evaluate_b{batch}_per_cpu_s"] = calls * batch / cpu
+    outputs = value_outputs(game)
+    targets = lambda returns, mover: relative_values(np.asarray(returns), mover, outputs)  # noqa: E731
+    settings = SelfPlaySettings(simulations=simulations)
+    for lockstep in (games, 1):
+        seeds = list(range(games))
+        start, cpu = time.perf_counter(), time.process_time()
+        positions = 0
+        for chunk in range(0, games, lockstep):
+            samples, _ = self_play(game, evaluator.evaluate, seeds[chunk: chunk + lockstep], settings, targets)
+            positions += len(samples)
+        wall, used = time.perf_counter() - start, time.process_time() - cpu
+        row[f"selfplay_lockstep{lockstep}"] = {"games": games, "positions": positions, "games_per_cpu_s": games / used,
+                                               "positions_per_cpu_s": positions / used, "wall_s": wall, "cpu_s": used}
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=64, help="self-play games (played in lockstep, then one at a time)")
+    parser.add_argument("--simulations", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per network measurement")
+    parser.add_argument("--net", default="mlp")
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--layers", type=int, default=3)
+    parser.add_argument("--channels", type=int, default=32)
+    parser.add_argument("--blocks", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="print one JSON document: {load, openspiel_alpha_zero, rows}")
+    args = parser.parse_args()
+    torch.set_num_threads(1)  # one core, as in self-play workers
+    arch = {"kind": args.net, "hidden": args.hidden, "layers": args.layers, "channels": args.channels, "blocks": args.blocks}
+    peers = {name: importlib.util.find_spec(name) is not None for name in ("jax", "tensorflow", "pyspiel")}
+    rows = []
+    for spec in ("connect4", "mancala"):
+        rows.append(bench(spec, arch if spec == "connect4" or args.net == "mlp" else {**arch, "kind": "mlp"},
+                          args.games, args.simulations, args.seconds))
+    load = os.getloadavg()[0]
+    if args.json:
+        print(json.dumps({"load": load, "openspiel_alpha_zero": peers, "rows": rows}))
+        return
+    print(f"load {load:.2f}; OpenSpiel alpha_zero: "
+          + ("pyspiel and " + ("jax" if peers["jax"] else "tensorflow") + " found" if peers["pyspiel"] and (peers["jax"] or peers["tensorflow"])
+             else f"not runnable here (pyspiel {'found' if peers['pyspiel'] else 'missing'}, jax and tensorflow missing)"))
+    for row in rows:
+        print(f"{row['game']}: {row['arch']['kind']} {row['parameters']} parameters")
+        for batch in (1, 64):
+            print(f"  batch {batch:2d}: forward {row[f'forward_b{batch}_per_cpu_s']:9.0f} positions/CPU-s, "
+                  f"evaluate (tensor+mask+forward) {row[f'evaluate_b{batch}_per_cpu_s']:9.0f} positions/CPU-s")
+        for key, sp in row.items():
+            if key.startswith("selfplay_lockstep"):
+                print(f"  self-play, {key[17:]:>3s} games in lockstep, {args.simulations} simulations: "
+                      f"{sp['games_per_cpu_s']:.2f} games/CPU-s, {sp['positions_per_cpu_s']:.0f} positions/CPU-s "
+                      f"({sp['games']} games, {sp['positions']} positions, {sp['cpu_s']:.1f} CPU-s, {sp['wall_s']:.1f} s wall)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""AlphaZero-style player: PUCT search guided by a policy-value network (``boardlab train az``).
+
+``az:path=MODEL.pt,simulations=200`` plays the network in MODEL.pt (a model
+file or a training checkpoint of ``boardlab train az``); without ``path`` it
+plays the model committed for the game (``boardlab/models/az-<game spec>.pt``)
+and refuses games that have none. In play it picks the most visited move; with
+``temp_moves=N`` it draws its first N moves of a game in proportion to the
+visits (so that duels between deterministic players are not one game played
+over and over), and ``noise=true`` mixes Dirichlet noise into the root's
+priors as in self-play training. Its trees go to the viewer like MCTS trees
+(see :mod:`boardlab.agents.puct` for what the statistics mean).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from boardlab.agents.base import Agent
+from boardlab.agents.puct import PUCTSearch, run_simulations
+from boardlab.agents.search_tree import SearchTreeHandle
+from boardlab.core.errors import BoardlabError, SpecError
+from boardlab.core.game import Game, State
+from boardlab.core.params import Option, non_negative, positive
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+def default_model_path(game: Game) -> Path:
+    """Where the committed model for ``game`` lives (the spec with every non-word character as '_')."""
+    return MODELS / f"az-{re.sub(r'[^A-Za-z0-9]+', '_', game.spec())}.pt"
+
+
+def pick_device(device: str) -> str:
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise BoardlabError("device cuda asked for, but torch sees no CUDA device")
+    return device
+
+
+def _device_name(value: str) -> str | None:
+    return None if value in ("auto", "cpu", "cuda") else "must be auto, cpu or cuda"
+
+
+class AZAgent(Agent):
+    name = "az"
+    searches = True
+    summary = "PUCT search guided by a policy-value network trained by self-play (boardlab train az)"
+    options = {
+        "path": Option("path", str, "", "model file or training checkpoint (default: the game's committed model)"),
+        "simulations": Option("simulations", int, 200, "simulations (network evaluations) per move", positive),
+        "time": Option("time", float, None, "seconds per move; with simulations, whichever ends first", positive),
+        "c": Option("c", float, 1.5, "PUCT exploration constant", non_negative),
+        "temp_moves": Option("temp_moves", int, 0, "moves of each game drawn in proportion to visits instead of the most visited", non_negative),
+        "noise": Option("noise", bool, False, "mix Dirichlet noise into the root's priors (self-play training does)"),
+        "alpha": Option("alpha", float, 1.0, "Dirichlet concentration of the root noise", positive),
+        "seed": Option("seed", int, None, "seed of the noise and of drawn moves (default: from the game seed)", non_negative),
+        "device": Option("device", str, "cpu", "where the network runs: auto, cpu or cuda", _device_name),
+        "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._evaluator = None
+        self._payload: dict[str, Any] | None = None
+        self._trees: list[SearchTreeHandle] = []
+        self.model_path: Path | None = Path(self.config["path"]) if self.config["path"] else None
+        if self.model_path is not None:
+            self._load(self.model_path, None)
+
+    @classmethod
+    def plays(cls, game: Game) -> str | None:
+        if game.has_hidden_information:
+            return f"agent 'az' plays games of perfect information only, not {game.name} (its search would see hidden cards)"
+        if game.observation_tensor_shape() is None:
+            return f"agent 'az' needs an observation tensor, which {game.name} does not offer"
+        return None
+
+    def _load(self, path: Path, game: Game | None) -> None:
+        from boardlab.nn.az_net import Evaluator, load_model
+
+        net, payload = load_model(path, game)
+        self._payload = payload
+        self._evaluator = Evaluator(net, pick_device(self.config["device"]))
+
+    def reset(self, game: Game, player: int, seed: int | None = None) -> None:
+        from boardlab.nn.az_net import check_model_game
+
+        problem = self.plays(game)
+        if problem:
+            raise SpecError(problem)
+        if self.model_path is None:
+            path = default_model_path(game)
+            if not path.is_file():
+                raise SpecError(f"agent 'az': no path= given and no committed model for {game.spec()} "
+                                f"(train one with 'boardlab train az --game {game.spec()}')")
+            self.model_path = path
+            self._load(path, game)
+        check_model_game(self._payload, game, str(self.model_path))
+        super().reset(game, player, seed)
+        self._trees = []
+
+    def step(self, state: State) -> int:
+        start = time.perf_counter()
+        player = state.current_player()
+        if state.is_terminal() or player < 0:
+            raise BoardlabError("az: there is no move to choose in this state (terminal or chance node)")
+        if self.game is None or state.game != self.game:
+            self.reset(state.game, player)
+        noise = (self.config["alpha"], 0.25) if self.config["noise"] else None
+        search = PUCTSearch(state, self.config["c"], self.rng, noise)
+        deadline = None if self.config["time"] is None else start + self.config["time"]
+        run_simulations([search], self.config["simulations"], self._evaluator.evaluate, self.stop, deadline)
+        temperature = 1.0 if state.move_number() < self.config["temp_moves"] else 0.0
+        action = search.choose(temperature)
+        seconds = time.perf_counter() - start
+        children = sorted(search.root_children(), key=lambda ch: -ch.visits)
+        priors = search.root_priors()
+        self.last_search = {
+            "engine": search.engine,
+            "simulations": search.simulations,
+            "seconds": seconds,
+            "simulations_per_second": search.simulations / seconds if seconds > 0 else None,
+            "root_visits": search.root_visits(),
+            "stopped": self.stop.is_set(),
+            "children": [
+                {"action": ch.action, "move": state.action_to_string(ch.action), "visits": ch.visits,
+                 "wins": ch.wins, "mean": ch.mean, "prior": priors[ch.action]}
+                for ch in children if ch.visits > 0
+            ],
+            "action": action,
+            "move": state.action_to_string(action),
+            "step_seconds": seconds,
+        }
+        if self.config["keep_trees"] > 0:
+            meta = {"game": state.game.spec(), "agent": self.spec, "move_number": state.move_number(), "player": player,
+                    "engine": search.engine, "iterations": search.simulations, "seconds": seconds,
+                    "chosen": state.action_to_string(action)}
+            self._trees.append(SearchTreeHandle(search.snapshot(), meta))
+            del self._trees[: -self.config["keep_trees"]]
+        return action
+
+    @property
+    def trees(self):
+        return [handle.tree() for handle in self._trees]
+
+    def last_tree(self) -> SearchTreeHandle | None:
+        return self._trees[-1] if self._trees else None

@@ -1,0 +1,96 @@
+"""Self-play in lockstep: many games in one process, all their search leaves judged in one forward pass.
+
+On a CPU a small network costs about as much for 64 positions as for one, so
+the games advance together: every round, each game's search walks down to one
+leaf, the network evaluates all those leaves at once, and each search backs its
+value up (:func:`boardlab.agents.puct.run_simulations`). When every search has
+its simulations, each game plays its move (drawn in proportion to the visits
+for the first ``temp_moves`` moves, the most visited after) and the rounds go
+on until every game is over.
+
+Every random choice of game ``i`` (root noise, drawn moves, chance outcomes)
+comes from a generator seeded by its own seed, so a game's samples do not
+depend on which other games shared its batches, up to floating-point
+differences of the batched forward pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from boardlab.agents.puct import PUCTSearch, run_simulations
+from boardlab.core.rng import derive_seed, sample_chance
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    simulations: int = 50
+    c: float = 1.5
+    alpha: float = 1.0  # Dirichlet concentration of the root noise
+    noise_weight: float = 0.25
+    temp_moves: int = 10
+
+
+@dataclass
+class Samples:
+    """Training positions: observation of the player to move, legal mask, visit shares, value targets."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    @classmethod
+    def concat(cls, parts: list["Samples"]) -> "Samples":
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("obs", "mask", "policy", "value")))
+
+
+def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySettings,
+              value_targets: Callable[[list[float], int], np.ndarray]) -> tuple[Samples, list[dict[str, Any]]]:
+    """Play one game per seed in lockstep; return the training samples of all and a summary per game
+    (``seed``, ``moves``, ``returns``). ``value_targets(returns, mover)`` is the value head's target."""
+    states = [game.new_initial_state(seed) for seed in seeds]
+    rngs = [np.random.default_rng(derive_seed(seed, "az-selfplay")) for seed in seeds]
+    actions = game.num_distinct_actions()
+    records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]] = [[] for _ in seeds]
+    noise = (settings.alpha, settings.noise_weight) if settings.noise_weight > 0 else None
+
+    def settle(i: int) -> None:
+        while states[i].is_chance_node():
+            states[i].apply_action(sample_chance(states[i], rngs[i]))
+
+    for i in range(len(states)):
+        settle(i)
+    active = [i for i, s in enumerate(states) if not s.is_terminal()]
+    while active:
+        searches = [PUCTSearch(states[i], settings.c, rngs[i], noise) for i in active]
+        run_simulations(searches, settings.simulations, evaluate)
+        for i, search in zip(active, searches):
+            state = states[i]
+            mover = state.current_player()
+            records[i].append((state.observation_tensor(mover), state.legal_actions_mask(), search.policy(actions), mover))
+            temperature = 1.0 if state.move_number() < settings.temp_moves else 0.0
+            state.apply_action(search.choose(temperature))
+            settle(i)
+        active = [i for i in active if not states[i].is_terminal()]
+    obs, mask, policy, value, summary = [], [], [], [], []
+    for seed, state, rec in zip(seeds, states, records):
+        returns = [float(r) for r in state.returns()]
+        for o, m, p, mover in rec:
+            obs.append(o)
+            mask.append(m)
+            policy.append(p)
+            value.append(value_targets(returns, mover))
+        summary.append({"seed": seed, "moves": len(rec), "returns": returns})
+    shape = game.observation_tensor_shape()
+    if not obs:
+        empty = Samples(np.zeros((0, *shape), np.float32), np.zeros((0, actions), bool), np.zeros((0, actions), np.float32),
+                        np.zeros((0, 1), np.float32))
+        return empty, summary
+    return Samples(np.stack(obs).astype(np.float32), np.stack(mask), np.stack(policy), np.stack(value).astype(np.float32)), summary

@@ -1,0 +1,264 @@
+"""PUCT search guided by a policy-value network (AlphaZero), one simulation at a time so many trees share a batch.
+
+A simulation walks down from the root choosing, at each decision node, the
+child of highest ``Q + c * P * sqrt(N) / (1 + n)`` (``P`` the network's prior,
+``Q`` the child's mean value from the view of the player choosing, 0 before its
+first visit), until it reaches a node never visited. That node's position is
+what the network must judge: :meth:`PUCTSearch.select` hands it back instead of
+evaluating it, and :meth:`PUCTSearch.resolve` takes the priors and values once
+a caller has evaluated the leaves of many searches in one forward pass (the
+lockstep self-play of :mod:`boardlab.agents.az_selfplay`, or one leaf at a time
+for a single game). A finished game is judged by its returns, without the network.
+
+Values are vectors, one entry per seat, so that more than two players work:
+a node's ``mean`` is from the view of the player who moved into it (as in
+:mod:`boardlab.agents.mcts`). Chance nodes are sampled: a simulation that
+reaches one draws an outcome with its probability and goes on below it, so
+the network only ever judges positions where a player is to move. Games with
+hidden information are not searched (the agent refuses them).
+
+Visit counts follow MCTS's contract for the tree viewer: the root's visits are
+the number of simulations (its own evaluation, which gives the priors, is not
+one) and equal the sum of its children's; any other decision node has one
+visit from its evaluation plus its children's; a terminal node collects every
+visit; a chance node's visits are its children's. ``visits2`` counts the
+simulations whose value made the mover strictly the best-placed seat.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from boardlab.core.errors import BoardlabError
+from boardlab.core.game import CHANCE, TERMINAL, State
+from boardlab.core.search import ChildStats, SearchSnapshot
+
+
+class PUCTSearch:
+    """One search tree rooted at ``state`` (a decision node), in parallel lists with one entry per node."""
+
+    engine = "puct"
+
+    def __init__(self, state: State, c: float, rng: np.random.Generator, noise: tuple[float, float] | None = None) -> None:
+        if state.is_terminal() or state.is_chance_node():
+            raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
+        self.root = state.clone()
+        self.root_history = list(state.history)
+        self.c = float(c)
+        self.rng = rng
+        self.noise = noise  # (dirichlet alpha, weight) mixed into the root's priors, or None
+        self.players = state.num_players()
+        self.parent = [-1]
+        self.action = [-1]
+        self.mover = [state.current_player()]
+        self.prior = [1.0]
+        self.visits = [0]
+        self.mean = [0.0]
+        self.wins = [0]
+        self.player = [state.current_player()]
+        self.first = [-1]
+        self.nch = [0]
+        self.created = [0]
+        self.label: list[str | None] = [None]
+        self.states: list[State | None] = [self.root]
+        self.final: dict[int, list[float]] = {}
+        self.simulations = 0
+        self._pending: tuple[int, list[int]] | None = None
+
+    # --- one simulation ----------------------------------------------------------
+    def select(self) -> State | None:
+        """Walk down to a leaf. Returns the position the network must judge (then call
+        :meth:`resolve`), or None when the simulation ended without one (a finished game)."""
+        if self._pending is not None:
+            raise BoardlabError("puct: select() again before resolve()")
+        if self.first[0] < 0:  # the root's own evaluation gives the priors
+            self._pending = (0, [])
+            return self.root
+        node, path = 0, [0]
+        visits, mean, prior, first, nch, player = self.visits, self.mean, self.prior, self.first, self.nch, self.player
+        while True:
+            f, k = first[node], nch[node]
+            if player[node] == CHANCE:
+                best = self._sample_outcome(f, k)
+            else:
+                scale = self.c * math.sqrt(max(visits[node], 1))
+                best, best_score = f, -math.inf
+                for ch in range(f, f + k):
+                    n = visits[ch]
+                    score = (mean[ch] if n else 0.0) + scale * prior[ch] / (1 + n)
+                    if score > best_score:
+                        best, best_score = ch, score
+            path.append(best)
+            if visits[best] == 0 and self.states[best] is None:
+                state = self._create(best)
+                if state.is_terminal():
+                    self._backup(path, self.final[best])
+                    return None
+                if state.is_chance_node():
+                    self._expand_chance(best, state)
+                    node = best
+                    continue
+                self._pending = (best, path)
+                return state
+            if self.player[best] == TERMINAL:
+                self._backup(path, self.final[best])
+                return None
+            node = best
+
+    def resolve(self, priors: np.ndarray, values: np.ndarray) -> None:
+        """The network's verdict on the position :meth:`select` returned: expand it, back the values up."""
+        if self._pending is None:
+            raise BoardlabError("puct: resolve() without a pending leaf")
+        node, path = self._pending
+        self._pending = None
+        self._expand(node, priors, root=not path)
+        if path:
+            self._backup(path, values)
+
+    # --- tree building -------------------------------------------------------------
+    def _create(self, node: int) -> State:
+        parent_state = self.states[self.parent[node]]
+        state = parent_state.clone()
+        a = self.action[node]
+        self.label[node] = parent_state.action_to_string(a)
+        state.apply_action(a)
+        self.states[node] = state
+        self.created[node] = self.simulations + 1
+        if state.is_terminal():
+            self.player[node] = TERMINAL
+            self.final[node] = [float(r) for r in state.returns()]
+        else:
+            self.player[node] = state.current_player()
+        return state
+
+    def _add_children(self, node: int, actions: list[int], priors: list[float], mover: int) -> None:
+        k = len(actions)
+        if k == 0:
+            raise BoardlabError(f"{self.root.game.name}: a state in play has no legal action")
+        self.first[node] = len(self.parent)
+        self.nch[node] = k
+        self.parent.extend([node] * k)
+        self.action.extend(actions)
+        self.mover.extend([mover] * k)
+        self.prior.extend(priors)
+        for column, value in ((self.visits, 0), (self.mean, 0.0), (self.wins, 0), (self.player, -1),
+                              (self.first, -1), (self.nch, 0), (self.created, -1), (self.label, None), (self.states, None)):
+            column.extend([value] * k)
+
+    def _expand(self, node: int, priors: np.ndarray, root: bool) -> None:
+        state = self.states[node]
+        actions = list(state.legal_actions())
+        p = np.asarray(priors, dtype=np.float64)[actions]
+        total = p.sum()
+        p = p / total if total > 0 else np.full(len(actions), 1.0 / len(actions))
+        if root and self.noise is not None and len(actions) > 1:
+            alpha, weight = self.noise
+            p = (1 - weight) * p + weight * self.rng.dirichlet(np.full(len(actions), alpha))
+        self._add_children(node, actions, p.tolist(), state.current_player())
+
+    def _expand_chance(self, node: int, state: State) -> None:
+        outcomes = state.chance_outcomes()
+        weight = sum(p for _, p in outcomes)
+        # a chance outcome counts from the view of the player who moved into the chance node
+        self._add_children(node, [a for a, _ in outcomes], [p / weight for _, p in outcomes], self.mover[node])
+
+    def _sample_outcome(self, f: int, k: int) -> int:
+        u = self.rng.random()
+        acc = 0.0
+        for ch in range(f, f + k):
+            acc += self.prior[ch]
+            if u < acc:
+                return ch
+        return f + k - 1
+
+    def _backup(self, path: list[int], values) -> None:
+        values = [float(v) for v in values]
+        top, bottom = max(values), min(values)
+        visits, mean, wins, mover = self.visits, self.mean, self.wins, self.mover
+        for nd in path:
+            r = values[mover[nd]]
+            n = visits[nd] + 1
+            visits[nd] = n
+            mean[nd] += (r - mean[nd]) / n
+            if r == top and r > bottom:
+                wins[nd] += 1
+        self.simulations += 1
+
+    # --- results -----------------------------------------------------------------------
+    def root_visits(self) -> int:
+        return self.visits[0]
+
+    def root_children(self) -> list[ChildStats]:
+        f = self.first[0]
+        ids = range(f, f + self.nch[0]) if f >= 0 else []
+        return [ChildStats(self.action[ch], self.visits[ch], self.wins[ch], self.mean[ch]) for ch in ids]
+
+    def root_priors(self) -> dict[int, float]:
+        f = self.first[0]
+        return {self.action[ch]: self.prior[ch] for ch in range(f, f + self.nch[0])} if f >= 0 else {}
+
+    def policy(self, actions: int) -> np.ndarray:
+        """The root's visit shares over all ``actions`` of the game (the policy head's training target)."""
+        out = np.zeros(actions, dtype=np.float32)
+        for ch in self.root_children():
+            out[ch.action] = ch.visits
+        total = out.sum()
+        return out / total if total > 0 else out
+
+    def choose(self, temperature: float) -> int:
+        """The most visited root move (ties: the better mean, then the lower action) when
+        ``temperature`` is 0, else a move drawn with probability proportional to visits^(1/T)."""
+        children = self.root_children()
+        if temperature <= 0:
+            if self.simulations == 0:  # stopped before any simulation: the network's favourite
+                priors = self.root_priors()
+                return max(children, key=lambda ch: (priors[ch.action], -ch.action)).action
+            return max(children, key=lambda ch: (ch.visits, ch.mean, -ch.action)).action
+        counts = np.array([ch.visits for ch in children], dtype=np.float64)
+        if counts.sum() == 0:
+            counts[:] = 1.0
+        weights = counts ** (1.0 / temperature)
+        return children[int(self.rng.choice(len(children), p=weights / weights.sum()))].action
+
+    def snapshot(self) -> SearchSnapshot:
+        return SearchSnapshot(
+            root=self.root.clone(),
+            parent=np.asarray(self.parent, dtype=np.int64),
+            actions=np.asarray(self.action, dtype=np.int64),
+            visits=np.asarray(self.visits, dtype=np.int64),
+            wins=np.asarray(self.wins, dtype=np.int64),
+            mean=np.asarray(self.mean, dtype=np.float64),
+            player=np.asarray(self.player, dtype=np.int8),
+            created=np.asarray(self.created, dtype=np.int64),
+            moves=list(self.label),
+            root_notation=self.root.notation(),
+            engine=self.engine,
+            extra={"priors": np.asarray(self.prior, dtype=np.float64)},
+        )
+
+
+def run_simulations(searches: list[PUCTSearch], simulations: int, evaluate: Any, stop=None,
+                    deadline: float | None = None) -> None:
+    """Bring every search to ``simulations`` simulations, judging all their pending leaves
+    together: one ``evaluate(states) -> (priors, values)`` call per round. ``stop`` (an event)
+    or ``time.perf_counter()`` passing ``deadline`` ends the rounds early, once every root has its priors."""
+    active = list(searches)
+    while active:
+        pending, leaves = [], []
+        for search in active:
+            state = search.select()
+            if state is not None:
+                pending.append(search)
+                leaves.append(state)
+        if leaves:
+            priors, values = evaluate(leaves)
+            for i, search in enumerate(pending):
+                search.resolve(priors[i], values[i])
+        active = [s for s in active if s.first[0] < 0 or s.simulations < simulations]
+        if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
+            if all(s.first[0] >= 0 for s in searches):
+                break

@@ -1,0 +1,121 @@
+"""``boardlab train az --game G``: AlphaZero-style training by self-play (:mod:`boardlab.experiments.az_training`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from boardlab.cli.app import JSON_HELP, console, err_console, print_json, progress_bar
+from boardlab.cli.plugin import Recipe
+from boardlab.core.errors import BoardlabError
+
+
+def _opt(flag: str, text: str):
+    return typer.Option(flag, help=text, show_default=False)
+
+
+def train(
+    game: Annotated[Optional[str], _opt("--game", "Game spec to learn (e.g. connect4, mancala, connect4:rows=4,cols=5,k=3). Default connect4.")] = None,
+    out: Annotated[Optional[Path], _opt("--out", "Run folder (created; its parent must exist). Default runs/az-<game>. Running the command again resumes the run in it, after a kill too.")] = None,
+    iterations: Annotated[Optional[int], _opt("--iterations", "Iterations to reach (self-play, then learning). Default 100; the one setting a resumed run may change.")] = None,
+    games: Annotated[Optional[int], _opt("--games", "Self-play games per iteration. Default 64.")] = None,
+    lockstep: Annotated[Optional[int], _opt("--lockstep", "Games played in lockstep in one process (their leaves share one forward pass); chunks of this size go to the workers. Default 64.")] = None,
+    simulations: Annotated[Optional[int], _opt("--simulations", "PUCT simulations per self-play move. Default 50.")] = None,
+    c: Annotated[Optional[float], _opt("--c", "PUCT exploration constant. Default 1.5.")] = None,
+    alpha: Annotated[Optional[float], _opt("--alpha", "Dirichlet concentration of the root noise in self-play. Default 1.0.")] = None,
+    noise_weight: Annotated[Optional[float], _opt("--noise-weight", "Weight of the root noise (0: none). Default 0.25.")] = None,
+    temp_moves: Annotated[Optional[int], _opt("--temp-moves", "Self-play moves of each game drawn in proportion to visits (then the most visited). Default 10.")] = None,
+    buffer: Annotated[Optional[int], _opt("--buffer", "Replay buffer size in positions. Default 50000.")] = None,
+    batch: Annotated[Optional[int], _opt("--batch", "Minibatch size. Default 256.")] = None,
+    steps: Annotated[Optional[int], _opt("--steps", "Gradient steps per iteration. Default 100.")] = None,
+    lr: Annotated[Optional[float], _opt("--lr", "Adam learning rate. Default 0.001.")] = None,
+    weight_decay: Annotated[Optional[float], _opt("--weight-decay", "L2 weight decay. Default 0.0001.")] = None,
+    net: Annotated[Optional[str], _opt("--net", "Network: auto (resnet for board planes, MLP for vectors), mlp or resnet. Default auto.")] = None,
+    hidden: Annotated[Optional[int], _opt("--hidden", "MLP width (and the resnet's value head). Default 128.")] = None,
+    layers: Annotated[Optional[int], _opt("--layers", "MLP hidden layers. Default 2.")] = None,
+    channels: Annotated[Optional[int], _opt("--channels", "Resnet filters. Default 32.")] = None,
+    blocks: Annotated[Optional[int], _opt("--blocks", "Resnet residual blocks. Default 2.")] = None,
+    eval_every: Annotated[Optional[int], _opt("--eval-every", "Evaluate every this many iterations (and at the last). Default 5.")] = None,
+    eval_games: Annotated[Optional[int], _opt("--eval-games", "Games per evaluation duel (seats alternate). Default 20.")] = None,
+    eval_simulations: Annotated[Optional[int], _opt("--eval-simulations", "Simulations per move of the evaluated network. Default 100.")] = None,
+    eval_mcts: Annotated[Optional[int], _opt("--eval-mcts", "Iterations of the MCTS opponent in evaluations. Default 200.")] = None,
+    seed: Annotated[Optional[int], _opt("--seed", "Seed of the whole run. Default 0.")] = None,
+    device: Annotated[Optional[str], _opt("--device", "auto (CUDA when torch sees it), cpu or cuda. Default cpu.")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing self-play chunks at once (one core each).")] = 1,
+    backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) or 'ray' (a local Ray instance, or the cluster at --address).")] = "process",
+    address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the cluster's address.", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, game, iterations, positions, hours and cpu_hours (self-play and learning; CPU: this process and its pool's workers), "
+                                           "checkpoint, model, curve (PNG or null), last_eval ({random, mcts, previous, optimal}: scores 0..1, or null), "
+                                           "history (one entry per iteration: iteration, games, positions, policy_loss, value_loss, "
+                                           "first_player_return, mean_moves, hours, cpu_hours, eval when evaluated).")] = False,
+) -> None:
+    """Train a policy-value network by self-play with PUCT search (AlphaZero); play it with [b]az:path=RUN/model.pt[/]."""
+    from boardlab.core.files import check_output_folder
+    from boardlab.core.registry import make
+    from boardlab.experiments.az_training import AZConfig, Trainer, load_run_config
+
+    if backend not in ("process", "ray"):
+        raise BoardlabError(f"--backend must be 'process' or 'ray', not {backend!r}")
+    given = {"game": game, "iterations": iterations, "games": games, "lockstep": lockstep, "simulations": simulations, "c": c,
+             "alpha": alpha, "noise_weight": noise_weight, "temp_moves": temp_moves, "buffer": buffer, "batch": batch,
+             "steps": steps, "lr": lr, "weight_decay": weight_decay, "kind": net, "hidden": hidden, "layers": layers,
+             "channels": channels, "blocks": blocks, "eval_every": eval_every, "eval_games": eval_games,
+             "eval_simulations": eval_simulations, "eval_mcts": eval_mcts, "seed": seed, "device": device}
+    given = {k: v for k, v in given.items() if v is not None}
+    if device is not None and device not in ("auto", "cpu", "cuda"):
+        raise BoardlabError(f"--device must be auto, cpu or cuda, not {device!r}")
+    if game is not None:
+        given["game"] = make(game).spec()  # a wrong game spec fails before a folder is made
+    if out is None:
+        out = Path("runs") / f"az-{re.sub(r'[^A-Za-z0-9]+', '_', given.get('game', 'connect4'))}"
+    folder = check_output_folder(out, "--out")
+    base = asdict(load_run_config(folder)) if (folder / "config.json").is_file() else {}
+    if base and game is not None and base["game"] != given["game"]:
+        raise BoardlabError(f"{folder}: this run learns {base['game']}, not {given['game']}")
+    spec = given.get("game", base.get("game", "connect4"))
+    values = {**{f.name: f.default for f in fields(AZConfig)}, **base, **given}
+    cfg = AZConfig(**values)
+    trainer = Trainer(folder, cfg, workers=workers, backend=backend, address=address)
+    if not json_out:
+        err_console.print(f"run {folder}: {spec}, from iteration {trainer.iteration} to {cfg.iterations}")
+    with progress_bar("az", transient=False) as progress:
+        task = progress.add_task("az", total=cfg.iterations, completed=trainer.iteration, note="")
+
+        def report(tr) -> None:
+            last = tr.history[-1]
+            note = f"loss {last['policy_loss']:.2f}+{last['value_loss']:.2f}"
+            if "eval" in last:
+                note += " " + " ".join(f"{k} {100 * v:.0f}%" for k, v in last["eval"].items() if v is not None)
+            progress.update(task, completed=tr.iteration, note=note)
+
+        try:
+            trainer.run(report)
+        except KeyboardInterrupt:
+            err_console.print(f"stopped; the same command resumes from iteration {trainer.iteration}")
+            raise typer.Exit(130) from None
+    evals = [h["eval"] for h in trainer.history if "eval" in h]
+    curve = folder / "curve.png"
+    result = {"run": str(folder), "game": spec, "iterations": trainer.iteration, "positions": trainer.buffer.added,
+              "hours": trainer.seconds / 3600, "cpu_hours": trainer.cpu_seconds / 3600, "checkpoint": str(trainer.checkpoint_path), "model": str(folder / "model.pt"),
+              "curve": str(curve) if curve.exists() else None, "last_eval": evals[-1] if evals else None,
+              "history": trainer.history}
+    if json_out:
+        print_json(result)
+        return
+    console.print(f"{folder}: {trainer.iteration} iterations, {trainer.buffer.added} positions, "
+                  f"{result['hours'] * 60:.1f} min of self-play and learning")
+    if evals:
+        console.print("last evaluation: " + ", ".join(f"{k} {100 * v:.1f} %" for k, v in evals[-1].items() if v is not None))
+    console.print(f"play it: boardlab play {spec} az:path={folder / 'model.pt'}")
+
+
+recipe = Recipe(
+    train=train,
+    summary="AlphaZero: PUCT search with a policy-value network, trained by self-play (any perfect-information game with a tensor)",
+    game="",
+    makes="run folder (config.json, checkpoint.pt, model.pt for az:path=FILE, models/iter-N.pt, history.json, curve.png)",
+)

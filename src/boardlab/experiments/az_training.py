@@ -1,0 +1,290 @@
+"""AlphaZero training (``boardlab train az``): self-play, replay buffer, gradient steps, evaluation, resume.
+
+One *iteration* plays ``games`` self-play games with the current network
+(in lockstep chunks of ``lockstep`` games, one forward pass per round of
+leaves; chunks go to ``--workers`` processes or Ray), adds their positions to
+the replay buffer, and takes ``steps`` gradient steps on minibatches from it.
+Every ``eval_every`` iterations (and at the last) the network is saved as
+``models/iter-NNNN.pt`` and played against the previous saved network,
+``random`` and ``mcts:iterations=eval_mcts`` in seat-rotated duels, and on
+standard Connect Four graded on the shipped optimal-move set.
+
+Exact resume: every random choice of iteration ``i`` (the games' seeds, the
+minibatches) is derived from the run's seed and ``i``, the network starts from
+``torch.manual_seed(seed)``, and the checkpoint written (atomically) after each
+iteration holds the network, the optimiser, the buffer and the history; so a
+run killed at any moment and started again with the same command ends with the
+same weights, byte for byte, as one never interrupted (with the same chunking
+and device; the number of workers does not matter, the chunks are fixed).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import resource
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from boardlab.agents.az import pick_device
+from boardlab.agents.az_selfplay import Samples, SelfPlaySettings, self_play
+from boardlab.arena.backends import map_tasks
+from boardlab.arena.duel import duel
+from boardlab.core.errors import BoardlabError
+from boardlab.core.files import read_json
+from boardlab.core.records import write_atomic
+from boardlab.core.registry import make
+from boardlab.core.rng import derive_seed
+from boardlab.nn.az_learn import ReplayBuffer, train_steps
+from boardlab.nn.az_net import (
+    Evaluator, model_payload, network_from_payload, new_network, relative_values, save_model, value_outputs,
+)
+from boardlab.nn.checkpoint import read_checkpoint
+
+RUN_FORMAT = "boardlab-az-run"
+#: settings a resumed run may change: how far and where it runs, not what it computes
+MAY_CHANGE = ("iterations",)
+
+
+@dataclass
+class AZConfig:
+    game: str = "connect4"
+    seed: int = 0
+    iterations: int = 100
+    games: int = 64  # self-play games per iteration
+    lockstep: int = 64  # games per lockstep chunk (one forward pass per round)
+    simulations: int = 50  # per self-play move
+    c: float = 1.5
+    alpha: float = 1.0
+    noise_weight: float = 0.25
+    temp_moves: int = 10
+    buffer: int = 50_000
+    batch: int = 256
+    steps: int = 100
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    kind: str = "auto"
+    hidden: int = 128
+    layers: int = 2
+    channels: int = 32
+    blocks: int = 2
+    eval_every: int = 5
+    eval_games: int = 20
+    eval_simulations: int = 100
+    eval_mcts: int = 200
+    device: str = "cpu"
+
+    def arch(self) -> dict[str, Any]:
+        return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
+
+    def check(self) -> None:
+        positive = ("iterations", "games", "lockstep", "simulations", "buffer", "batch", "eval_every", "eval_games",
+                    "eval_simulations", "eval_mcts", "hidden", "layers", "channels")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise BoardlabError(f"train az: {name} must be at least 1, not {getattr(self, name)}")
+        for name in ("steps", "temp_moves", "blocks", "seed"):
+            if getattr(self, name) < 0:
+                raise BoardlabError(f"train az: {name} must not be negative, not {getattr(self, name)}")
+        if not (0 <= self.noise_weight <= 1):
+            raise BoardlabError(f"train az: noise_weight must be between 0 and 1, not {self.noise_weight}")
+        if self.lr <= 0 or self.c < 0 or self.alpha <= 0 or self.weight_decay < 0:
+            raise BoardlabError("train az: lr and alpha must be positive, c and weight_decay not negative")
+
+
+def _state_bytes(payload: dict[str, Any]) -> bytes:
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    return buffer.getvalue()
+
+
+def selfplay_job(item: tuple) -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
+    """One lockstep chunk of self-play in a worker: ``(chunk index, game spec, model bytes, seeds, settings, device)``."""
+    index, spec, model_bytes, seeds, settings, device = item
+    torch.set_num_threads(1)  # a small net gains nothing from threads; one worker is one core
+    game = make(spec)
+    payload = torch.load(io.BytesIO(model_bytes), map_location="cpu", weights_only=True)
+    net = network_from_payload(payload, "self-play model")
+    evaluator = Evaluator(net, device)
+    outputs = value_outputs(game)
+    samples, summary = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(**settings),
+                                 lambda returns, mover: relative_values(np.asarray(returns), mover, outputs))
+    return index, {"obs": samples.obs, "mask": samples.mask, "policy": samples.policy, "value": samples.value}, summary
+
+
+def _cpu_time() -> float:
+    """CPU seconds of this process and of its finished child processes (the pool's self-play workers)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def is_graded_game(game) -> bool:
+    """Whether the shipped optimal-move set applies (standard Connect Four)."""
+    return game == make("connect4")
+
+
+def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iteration: int) -> dict[str, Any]:
+    """Duels of the saved network against the previous one, random and MCTS; the graded share on Connect Four."""
+    from boardlab.agents.registry import make_agent
+
+    spec = f"az:path={model},simulations={cfg.eval_simulations}"
+    out: dict[str, Any] = {}
+    if game.num_players() == 2:
+        opponents = {"random": "random", "mcts": f"mcts:iterations={cfg.eval_mcts}"}
+        if previous is not None:
+            opponents["previous"] = f"az:path={previous},simulations={cfg.eval_simulations},temp_moves=4"
+        for key, opponent in opponents.items():
+            mine = spec + (",temp_moves=4" if key == "previous" else "")
+            result = duel(game, mine, opponent, cfg.eval_games, seed=derive_seed(cfg.seed, "eval", key, iteration))
+            out[key] = (result.wins + 0.5 * result.draws) / result.games
+    if is_graded_game(game):
+        from boardlab.solvers.grading import grade, load_grading_set
+
+        graded = grade(make_agent(spec, game), game, load_grading_set(), seed=derive_seed(cfg.seed, "grade", iteration))
+        out["optimal"] = graded.share
+    return out
+
+
+class Trainer:
+    """A run folder: ``config.json``, ``checkpoint.pt`` (everything to resume), ``model.pt`` (the latest
+    network), ``models/iter-NNNN.pt`` (the evaluated ones), ``history.json`` and ``curve.png``."""
+
+    def __init__(self, folder: Path, cfg: AZConfig, workers: int = 1, backend: str = "process", address: str | None = None) -> None:
+        cfg.check()
+        self.folder, self.cfg = Path(folder), cfg
+        self.workers, self.backend, self.address = workers, backend, address
+        self.game = make(cfg.game)
+        self.device = pick_device(cfg.device)
+        torch.manual_seed(cfg.seed)
+        self.net = new_network(self.game, cfg.arch()).to(self.device)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        shape = tuple(self.game.observation_tensor_shape())
+        self.buffer = ReplayBuffer(cfg.buffer, shape, self.game.num_distinct_actions(), value_outputs(self.game))
+        self.iteration = 0
+        self.history: list[dict[str, Any]] = []
+        self.seconds = 0.0  # self-play and learning, evaluation left out
+        self.cpu_seconds = 0.0  # the same in CPU time: this process and its pool's workers (not Ray's)
+        self.checkpoint_path = self.folder / "checkpoint.pt"
+        if self.checkpoint_path.exists():
+            self._resume()
+
+    # --- checkpoints -----------------------------------------------------------------
+    def _resume(self) -> None:
+        data = read_checkpoint(self.checkpoint_path, RUN_FORMAT, "boardlab train az checkpoint",
+                               f"{self.checkpoint_path}: no such checkpoint")
+        saved = data["config"]
+        changed = [f.name for f in fields(AZConfig) if f.name not in MAY_CHANGE and saved.get(f.name) != getattr(self.cfg, f.name)]
+        if changed:
+            name = changed[0]
+            raise BoardlabError(f"{self.folder}: this run was started with {name}={saved.get(name)!r}, not "
+                                f"{getattr(self.cfg, name)!r}; resume it with the same settings (only --iterations may change)")
+        self.net.load_state_dict(network_from_payload(data["model"], str(self.checkpoint_path)).state_dict())
+        self.optimizer.load_state_dict(data["optimizer"])
+        self.buffer.load(data["buffer"])
+        self.iteration = int(data["iteration"])
+        self.history = json.loads(data["history"])
+        self.seconds = float(data["seconds"])
+        self.cpu_seconds = float(data.get("cpu_seconds", 0.0))
+
+    def _model_payload(self) -> dict[str, Any]:
+        return model_payload(self.net, self.game.spec(), {"iteration": self.iteration, "seed": self.cfg.seed,
+                                                          "positions": self.buffer.added})
+
+    def _save(self) -> None:
+        data = {"format": RUN_FORMAT, "config": asdict(self.cfg), "iteration": self.iteration,
+                "model": self._model_payload(), "optimizer": self.optimizer.state_dict(),
+                "buffer": self.buffer.state(), "history": json.dumps(self.history), "seconds": self.seconds,
+                "cpu_seconds": self.cpu_seconds}
+        write_atomic(self.checkpoint_path, _state_bytes(data))
+        save_model(self.net, self.folder / "model.pt", self.game.spec(), self._model_payload()["meta"])
+        write_atomic(self.folder / "history.json", json.dumps(self.history, indent=1) + "\n")
+
+    # --- the loop --------------------------------------------------------------------
+    def run(self, on_iteration: Callable[["Trainer"], None] | None = None) -> None:
+        self.folder.mkdir(exist_ok=True)
+        write_atomic(self.folder / "config.json", json.dumps(asdict(self.cfg), indent=1) + "\n")
+        while self.iteration < self.cfg.iterations:
+            self.step()
+            if on_iteration is not None:
+                on_iteration(self)
+
+    def step(self) -> dict[str, Any]:
+        cfg = self.cfg
+        it = self.iteration + 1
+        start, cpu = time.perf_counter(), _cpu_time()
+        seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
+        model_bytes = _state_bytes(self._model_payload())
+        settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves))
+        items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
+                 for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
+        done = sorted(map_tasks(selfplay_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])
+        samples = Samples.concat([Samples(**arrays) for _, arrays, _ in done])
+        games = [g for _, _, summary in done for g in summary]
+        self.buffer.add(samples)
+        rng = np.random.default_rng(derive_seed(cfg.seed, "train", it))
+        losses = train_steps(self.net, self.optimizer, self.buffer, cfg.steps, cfg.batch, rng, self.device)
+        self.seconds += time.perf_counter() - start
+        self.cpu_seconds += _cpu_time() - cpu
+        self.iteration = it
+        first = [g["returns"][0] for g in games]
+        entry = {"iteration": it, "games": it * cfg.games, "positions": self.buffer.added, **losses,
+                 "first_player_return": float(np.mean(first)), "mean_moves": float(np.mean([g["moves"] for g in games])),
+                 "hours": self.seconds / 3600, "cpu_hours": self.cpu_seconds / 3600}
+        if it % cfg.eval_every == 0 or it == cfg.iterations:
+            entry.update(self._evaluate(it))
+        self.history.append(entry)
+        self._save()
+        if "eval" in entry:
+            self.plot()
+        return entry
+
+    def _evaluate(self, it: int) -> dict[str, Any]:
+        models = self.folder / "models"
+        models.mkdir(exist_ok=True)
+        path = models / f"iter-{it:04d}.pt"
+        save_model(self.net, path, self.game.spec(), self._model_payload()["meta"])
+        older = sorted(p for p in models.glob("iter-*.pt") if p.name < path.name)
+        result = evaluate_model(self.game, path, older[-1] if older else None, self.cfg, it)
+        return {"eval": result}
+
+    def plot(self) -> Path:
+        """The learning curve: each evaluation's score against training hours."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        points = [h for h in self.history if "eval" in h]
+        fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+        labels = {"optimal": "optimal moves (graded set)", "random": "score vs random",
+                  "mcts": f"score vs mcts:iterations={self.cfg.eval_mcts}", "previous": "score vs previous network"}
+        # CPU hours where every point has them (runs started before they were recorded have wall hours only)
+        clock = "cpu_hours" if all("cpu_hours" in h for h in points) else "hours"
+        for key, label in labels.items():
+            xs = [h[clock] for h in points if h["eval"].get(key) is not None]
+            ys = [100 * h["eval"][key] for h in points if h["eval"].get(key) is not None]
+            if xs:
+                ax.plot(xs, ys, "-o", ms=3, label=label)
+        ax.set_xlabel("CPU hours of self-play and learning" if clock == "cpu_hours" else "hours of self-play and learning (wall clock)")
+        ax.set_ylabel("%")
+        ax.set_ylim(0, 100)
+        ax.set_title(f"AlphaZero on {self.game.spec()}, {self.cfg.simulations} simulations in self-play")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
+        fig.tight_layout()
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png")
+        plt.close(fig)
+        path = self.folder / "curve.png"
+        write_atomic(path, buffer.getvalue())
+        return path
+
+
+def load_run_config(folder: Path) -> AZConfig:
+    data = read_json(folder / "config.json", "run config")
+    return AZConfig(**{f.name: data[f.name] for f in fields(AZConfig) if f.name in data})

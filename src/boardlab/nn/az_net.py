@@ -1,0 +1,224 @@
+"""Policy-value networks for AlphaZero-style search, built from a game's observation tensor.
+
+One network per game (and per board size): its input is
+``state.observation_tensor(player)`` of the player to move, its outputs are
+policy logits over ``game.num_distinct_actions()`` and values in [-1, 1]. The
+kind follows the tensor's rank, so any game with a tensor gets a network
+without code of its own:
+
+* rank 3 ``(channels, rows, cols)``, board planes: a small residual conv net
+  (a 3x3 stem, ``blocks`` residual blocks of ``channels`` filters, AlphaZero's
+  policy and value heads);
+* any other rank, a flat vector: an MLP of ``layers`` hidden layers of ``hidden`` units.
+
+The value head has one tanh output for a two-player zero-sum game (the value
+for the player to move; the other's is its negation) and otherwise one per
+player, *relative to the player to move*: output ``i`` is the value of seat
+``(to_move + i) % players``, so the network never needs to know seat numbers.
+Illegal actions are masked out of the logits (:func:`masked_policy`), so they
+get exactly zero probability.
+
+A model file records the game spec, the observation shape, the number of
+actions, the value outputs and the architecture; :func:`load_model` refuses a
+file made for another game with one clear error.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.records import write_atomic
+from boardlab.nn.checkpoint import read_checkpoint
+
+MODEL_FORMAT = "boardlab-az-model"
+ARCH_DEFAULTS = {"kind": "auto", "hidden": 128, "layers": 2, "channels": 32, "blocks": 2}
+
+
+def value_outputs(game) -> int:
+    """1 for a two-player zero-sum game, else one value per player."""
+    players = game.num_players()
+    return 1 if players == 2 and game.game_type.utility == "zero_sum" else players
+
+
+def resolve_arch(shape: tuple[int, ...], arch: dict[str, Any] | None) -> dict[str, Any]:
+    """The architecture with defaults filled in and ``kind`` decided from the tensor's rank."""
+    out = {**ARCH_DEFAULTS, **(arch or {})}
+    unknown = sorted(set(out) - set(ARCH_DEFAULTS))
+    if unknown:
+        raise BoardlabError(f"network architecture: unknown key {unknown[0]!r} (known: {', '.join(ARCH_DEFAULTS)})")
+    if out["kind"] == "auto":
+        out["kind"] = "resnet" if len(shape) == 3 else "mlp"
+    if out["kind"] not in ("mlp", "resnet"):
+        raise BoardlabError(f"network architecture: kind must be auto, mlp or resnet, not {out['kind']!r}")
+    if out["kind"] == "resnet" and len(shape) != 3:
+        raise BoardlabError(f"network architecture: a resnet needs a (channels, rows, cols) tensor, not shape {shape}")
+    for key in ("hidden", "layers", "channels", "blocks"):
+        if not isinstance(out[key], int) or out[key] < (0 if key in ("blocks",) else 1):
+            raise BoardlabError(f"network architecture: {key} must be a positive integer, not {out[key]!r}")
+    return out
+
+
+class _Block(nn.Module):
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.c1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.b1 = nn.BatchNorm2d(channels)
+        self.c2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.b2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.b1(self.c1(x)))
+        return torch.relu(x + self.b2(self.c2(y)))
+
+
+class PolicyValueNet(nn.Module):
+    """``forward(x) -> (logits, values)``: logits ``(n, actions)``, values ``(n, value_outputs)`` in [-1, 1]."""
+
+    def __init__(self, shape: tuple[int, ...], actions: int, values: int, arch: dict[str, Any]) -> None:
+        super().__init__()
+        self.shape, self.actions, self.values = tuple(shape), actions, values
+        self.arch = resolve_arch(self.shape, arch)
+        a = self.arch
+        if a["kind"] == "resnet":
+            channels, rows, cols = self.shape
+            f = a["channels"]
+            self.trunk = nn.Sequential(
+                nn.Conv2d(channels, f, 3, padding=1, bias=False), nn.BatchNorm2d(f), nn.ReLU(),
+                *[_Block(f) for _ in range(a["blocks"])],
+            )
+            self.policy_head = nn.Sequential(
+                nn.Conv2d(f, 2, 1, bias=False), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(), nn.Linear(2 * rows * cols, actions),
+            )
+            self.value_head = nn.Sequential(
+                nn.Conv2d(f, 1, 1, bias=False), nn.BatchNorm2d(1), nn.ReLU(), nn.Flatten(),
+                nn.Linear(rows * cols, a["hidden"]), nn.ReLU(), nn.Linear(a["hidden"], values), nn.Tanh(),
+            )
+        else:
+            width = int(np.prod(self.shape))
+            layers: list[nn.Module] = [nn.Flatten()]
+            for _ in range(a["layers"]):
+                layers += [nn.Linear(width, a["hidden"]), nn.ReLU()]
+                width = a["hidden"]
+            self.trunk = nn.Sequential(*layers)
+            self.policy_head = nn.Linear(width, actions)
+            self.value_head = nn.Sequential(nn.Linear(width, values), nn.Tanh())
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.trunk(x)
+        return self.policy_head(h), self.value_head(h)
+
+
+def masked_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Softmax over the legal actions only: illegal ones get exactly 0."""
+    return torch.softmax(logits.masked_fill(~mask, float("-inf")), dim=-1)
+
+
+def new_network(game, arch: dict[str, Any] | None = None) -> PolicyValueNet:
+    shape = game.observation_tensor_shape()
+    if shape is None:
+        raise BoardlabError(f"game {game.spec()} offers no observation tensor, so no network can read it")
+    return PolicyValueNet(tuple(shape), game.num_distinct_actions(), value_outputs(game), arch or {})
+
+
+class Evaluator:
+    """Batched evaluation of states for search: priors over the legal actions and a value per player.
+
+    ``evaluate(states)`` runs one forward pass for all of them (the lockstep
+    self-play's many games at once) and hands back, per state, the prior of
+    every legal action (an array over ``num_distinct_actions``, zero where
+    illegal) and the values of all seats in seat order.
+    """
+
+    def __init__(self, net: PolicyValueNet, device: str = "cpu") -> None:
+        self.net = net.to(device).eval()
+        self.device = device
+        self.calls = 0
+        self.positions = 0
+
+    @torch.no_grad()
+    def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
+        n = len(states)
+        movers = [s.current_player() for s in states]
+        obs = np.stack([s.observation_tensor(p) for s, p in zip(states, movers)])
+        mask = np.stack([s.legal_actions_mask() for s in states])
+        x = torch.from_numpy(obs).to(self.device)
+        logits, values = self.net(x)
+        probs = masked_policy(logits, torch.from_numpy(mask).to(self.device)).cpu().numpy().astype(np.float64)
+        rel = values.cpu().numpy().astype(np.float64)
+        players = states[0].num_players()
+        out = np.empty((n, players))
+        if rel.shape[1] == 1:
+            for i, p in enumerate(movers):
+                out[i, p] = rel[i, 0]
+                out[i, 1 - p] = -rel[i, 0]
+        else:
+            for i, p in enumerate(movers):
+                out[i] = np.roll(rel[i, :players], p)  # output j is seat (p + j) % players
+        self.calls += 1
+        self.positions += n
+        return probs, out
+
+
+def relative_values(returns: np.ndarray, mover: int, outputs: int) -> np.ndarray:
+    """Training target of the value head for a position where ``mover`` is to move (the inverse of the above)."""
+    if outputs == 1:
+        return np.array([returns[mover]], dtype=np.float32)
+    return np.roll(np.asarray(returns, dtype=np.float32), -mover)[:outputs]
+
+
+# --- model files ----------------------------------------------------------------
+def model_payload(net: PolicyValueNet, game_spec: str, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "format": MODEL_FORMAT,
+        "game": game_spec,
+        "shape": list(net.shape),
+        "actions": net.actions,
+        "values": net.values,
+        "arch": dict(net.arch),
+        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
+        "meta": dict(meta or {}),
+    }
+
+
+def save_model(net: PolicyValueNet, path: Path, game_spec: str, meta: dict[str, Any] | None = None) -> None:
+    buffer = io.BytesIO()
+    torch.save(model_payload(net, game_spec, meta), buffer)
+    write_atomic(Path(path), buffer.getvalue())
+
+
+def network_from_payload(payload: dict[str, Any], where: str) -> PolicyValueNet:
+    try:
+        net = PolicyValueNet(tuple(payload["shape"]), int(payload["actions"]), int(payload["values"]), dict(payload["arch"]))
+        net.load_state_dict(payload["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError, BoardlabError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise FormatError(f"{where}: not a usable AlphaZero model ({first[:200]})") from None
+    return net.eval()
+
+
+def load_model(path: str | Path, game=None) -> tuple[PolicyValueNet, dict[str, Any]]:
+    """The network in a model file (or a training checkpoint, which holds one) and its payload;
+    with ``game``, refuse a model made for another game or board."""
+    path = Path(path)
+    payload = read_checkpoint(path, MODEL_FORMAT, "AlphaZero model file", f"{path}: no such AlphaZero model file")
+    net = network_from_payload(payload, str(path))
+    if game is not None:
+        check_model_game(payload, game, str(path))
+    return net, payload
+
+
+def check_model_game(payload: dict[str, Any], game, where: str) -> None:
+    shape = game.observation_tensor_shape()
+    if payload.get("game") != game.spec() or tuple(payload["shape"]) != tuple(shape or ()) \
+            or payload["actions"] != game.num_distinct_actions():
+        raise BoardlabError(
+            f"{where}: this AlphaZero model was trained for {payload.get('game')} (tensor {tuple(payload['shape'])}, "
+            f"{payload['actions']} actions), not {game.spec()} (tensor {shape}, {game.num_distinct_actions()} actions)"
+        )

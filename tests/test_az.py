@@ -1,0 +1,240 @@
+"""The az agent (PUCT with a policy-value network): search, masking, model files, trees, and train az's resume."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from boardlab.agents.registry import make_agent
+from boardlab.cli import app
+from boardlab.core.errors import BoardlabError, FormatError, SpecError
+from boardlab.core.game import CHANCE, TERMINAL
+from boardlab.core.registry import make
+from boardlab.experiments.az_training import AZConfig, Trainer
+from boardlab.nn.az_net import Evaluator, load_model, new_network, relative_values, save_model
+from boardlab.trees.io import load_tree, save_tree
+
+runner = CliRunner()
+
+
+def neutral_model(game, path: Path) -> Path:
+    """A network with uniform priors over the legal moves and value 0 everywhere: the search alone decides."""
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
+    with torch.no_grad():
+        for head in (net.policy_head, net.value_head[0]):
+            head.weight.zero_()
+            head.bias.zero_()
+    save_model(net, path, game.spec())
+    return path
+
+
+def test_illegal_actions_get_zero_probability():
+    game = make("connect4:rows=4,cols=5,k=3")
+    state = game.state_from_moves("1 1 1 1 3")  # column 1 full
+    torch.manual_seed(1)
+    priors, values = Evaluator(new_network(game)).evaluate([state, game.new_initial_state()])
+    assert priors[0][0] == 0 and priors[0].sum() == pytest.approx(1) and np.all(priors[0][1:] > 0)
+    assert np.all(priors[1] > 0)
+    mover = state.current_player()
+    assert values[0][mover] == pytest.approx(-values[0][1 - mover])  # zero-sum: one tanh output, negated for the other
+
+
+def test_value_targets_and_evaluations_agree_on_whose_value_is_whose():
+    """The value head learns values counted from the player to move; the search reads them back per seat."""
+    game = make("dicewars:players=3")
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
+    state = game.new_initial_state(2)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    mover = state.current_player()
+    with torch.no_grad():
+        _, raw = net(torch.from_numpy(state.observation_tensor(mover)[None]))
+    _, per_seat = Evaluator(net).evaluate([state])
+    assert np.allclose(relative_values(per_seat[0], mover, 3), raw[0].numpy(), atol=1e-6)
+    assert relative_values(np.array([1.0, -1.0, 0.5]), 2, 3).tolist() == [0.5, 1.0, -1.0]
+    assert relative_values(np.array([1.0, -1.0]), 1, 1).tolist() == [-1.0]
+
+
+def test_search_takes_the_win_and_blocks_the_threat(tmp_path):
+    game = make("connect4")
+    agent = make_agent(f"az:path={neutral_model(game, tmp_path / 'flat.pt')},simulations=300,seed=1", game)
+    win = game.state_from_moves("1 2 1 2 1 2")  # X has three in column 1
+    agent.reset(game, win.current_player(), 0)
+    assert agent.step(win) == 0
+    block = game.state_from_moves("1 2 1 2 1")  # O must block column 1
+    agent.reset(game, block.current_player(), 0)
+    assert agent.step(block) == 0
+    assert agent.last_search["children"][0]["move"] == "1"
+    # a time budget too small for one simulation still gives a legal move, from the priors alone
+    hurried = make_agent(f"az:path={tmp_path / 'flat.pt'},time=0.000001", game)
+    hurried.reset(game, block.current_player(), 0)
+    assert hurried.step(block) in block.legal_actions() and hurried.last_search["simulations"] == 0
+
+
+def test_tree_export_keeps_the_visit_invariants_and_survives_a_binary_file(tmp_path):
+    game = make("connect4:rows=4,cols=5,k=3")
+    agent = make_agent(f"az:path={neutral_model(game, tmp_path / 'flat.pt')},simulations=120,seed=3", game)
+    state = game.state_from_moves("3 3")
+    agent.reset(game, state.current_player(), 0)
+    agent.step(state)
+    tree = agent.last_tree().tree()
+    kids = [[] for _ in range(len(tree))]
+    for node in range(1, len(tree)):
+        kids[tree.parent[node]].append(node)
+    assert tree.visits[0] == 120 == sum(tree.visits[k] for k in kids[0])
+    for node in range(1, len(tree)):
+        below = sum(tree.visits[k] for k in kids[node])
+        if tree.player[node] == TERMINAL:
+            assert not kids[node]
+        else:
+            assert tree.visits[node] == below + 1, node
+    assert tree.state[0] == "[connect4:rows=4,cols=5,k=3] 33"
+    assert tree.player[0] == state.current_player()
+    # the root's mean is from its mover's view, each child's from the view of the player who moved into it
+    assert np.all(np.abs(tree.mean_payout) <= 1)
+    path = tmp_path / "az.tree"
+    save_tree(tree, path)
+    again = load_tree(path)
+    assert len(again) == len(tree)
+    # the format keeps a payout per edge, so the root (no edge into it) reads back as 0
+    assert np.array_equal(again.visits, tree.visits) and np.allclose(again.mean_payout[1:], tree.mean_payout[1:])
+    assert list(again.state) == list(tree.state)
+
+
+def test_chance_nodes_and_four_players_go_through_the_same_search():
+    game = make("dicewars:players=3")
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 16, "layers": 1})
+    assert net.values == 3  # not zero-sum for two: one value per seat
+    from boardlab.agents.puct import PUCTSearch, run_simulations
+
+    state = game.new_initial_state(4)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    search = PUCTSearch(state, 1.5, np.random.default_rng(0))
+    run_simulations([search], 60, Evaluator(net).evaluate)
+    assert search.root_visits() == 60
+    players = set(search.player)
+    assert state.current_player() in players
+    assert search.choose(0) in state.legal_actions()
+    if CHANCE in players:  # the attack outcomes a simulation drew
+        chance = [i for i, p in enumerate(search.player) if p == CHANCE]
+        for node in chance:
+            f, k = search.first[node], search.nch[node]
+            assert search.visits[node] == sum(search.visits[f: f + k])
+
+
+def test_model_files_refuse_the_wrong_game_and_corrupt_bytes(tmp_path):
+    mancala = make("mancala")
+    path = neutral_model(mancala, tmp_path / "kalah.pt")
+    net, payload = load_model(path, mancala)
+    assert payload["game"] == "mancala" and net.shape == (15,)
+    with pytest.raises(BoardlabError, match="trained for mancala .*not connect4"):
+        load_model(path, make("connect4"))
+    agent = make_agent(f"az:path={path}")
+    with pytest.raises(BoardlabError, match="trained for mancala"):
+        agent.reset(make("connect4"), 0, 0)
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(FormatError, match="bad.pt: not a readable PyTorch checkpoint"):
+        make_agent(f"az:path={bad}")
+    other = tmp_path / "other.pt"
+    torch.save({"format": "something-else"}, other)
+    with pytest.raises(FormatError, match="not a AlphaZero model file"):
+        make_agent(f"az:path={other}")
+    with pytest.raises(SpecError, match="perfect information only"):
+        make_agent("az", make("nothanks"))
+    with pytest.raises(SpecError, match="no committed model for connect4:rows=4"):
+        make_agent("az").reset(make("connect4:rows=4"), 0, 0)
+
+
+TINY = ["--game", "connect4:rows=4,cols=5,k=3", "--games", "4", "--lockstep", "2", "--simulations", "6", "--steps", "3",
+        "--batch", "16", "--net", "mlp", "--hidden", "16", "--layers", "1", "--eval-games", "2", "--eval-simulations", "4",
+        "--eval-mcts", "10", "--seed", "5"]
+
+
+def _cfg(**changes) -> AZConfig:
+    return AZConfig(game="connect4:rows=4,cols=5,k=3", games=4, lockstep=2, simulations=6, steps=3, batch=16, kind="mlp",
+                    hidden=16, layers=1, eval_games=2, eval_simulations=4, eval_mcts=10, seed=5, **changes)
+
+
+def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path):
+    killed = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "boardlab", "train", "az", *TINY, "--iterations", "100000", "--eval-every", "100000",
+         "--out", str(killed)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not (killed / "history.json").exists() or len(json.loads((killed / "history.json").read_text())) < 2:
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "no second checkpoint within 300 s"
+            time.sleep(0.02)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    # the checkpoint, not history.json: a kill between the two writes leaves the checkpoint one ahead
+    done = int(torch.load(killed / "checkpoint.pt", weights_only=True)["iteration"])
+    goal = done + 2
+    resumed = Trainer(killed, _cfg(iterations=goal, eval_every=100000))
+    assert resumed.iteration == done
+    resumed.run()
+    straight = Trainer(tmp_path / "straight", _cfg(iterations=goal, eval_every=100000))
+    straight.run()
+    assert (killed / "model.pt").read_bytes() == (tmp_path / "straight" / "model.pt").read_bytes()
+    for a, b in zip(resumed.net.state_dict().values(), straight.net.state_dict().values()):
+        assert torch.equal(a, b)
+    for a, b in zip(resumed.history, straight.history):
+        assert {k: v for k, v in a.items() if "hours" not in k} == {k: v for k, v in b.items() if "hours" not in k}
+    with pytest.raises(BoardlabError, match="started with seed=5, not 6"):
+        Trainer(killed, replace(_cfg(iterations=goal, eval_every=100000), seed=6))
+
+
+def test_train_az_json_on_mancala_and_a_rerun_carries_on(tmp_path):
+    out = tmp_path / "kalah"
+    args = ["train", "az", "--game", "mancala", "--games", "2", "--lockstep", "2", "--simulations", "4", "--steps", "2",
+            "--batch", "8", "--hidden", "8", "--layers", "1", "--eval-games", "2", "--eval-simulations", "2",
+            "--eval-mcts", "5", "--eval-every", "1", "--out", str(out), "--json"]
+    result = runner.invoke(app, [*args, "--iterations", "1"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["game"] == "mancala" and data["iterations"] == 1 and data["positions"] > 0
+    assert set(data["last_eval"]) == {"random", "mcts"} and 0 <= data["last_eval"]["random"] <= 1
+    assert Path(data["curve"]).read_bytes()[:4] == b"\x89PNG"
+    again = runner.invoke(app, ["train", "az", "--out", str(out), "--iterations", "2", "--json"])
+    assert again.exit_code == 0, again.output
+    second = json.loads(again.stdout)
+    assert second["iterations"] == 2 and set(second["last_eval"]) == {"random", "mcts", "previous"}
+    assert [h["iteration"] for h in second["history"]] == [1, 2]
+    duel = runner.invoke(app, ["duel", f"az:path={out / 'model.pt'},simulations=4", "random", "--game", "mancala",
+                               "--games", "2", "--json"])
+    assert duel.exit_code == 0, duel.output
+    wrong = runner.invoke(app, ["train", "az", "--out", str(out), "--game", "connect4", "--iterations", "3"])
+    assert wrong.exit_code != 0 and "learns mancala, not connect4" in wrong.output
+
+
+def test_az_without_a_path_plays_the_committed_mancala_model():
+    game = make("mancala")
+    agent = make_agent("az:simulations=8", game)
+    state = game.new_initial_state(3)
+    agent.reset(game, state.current_player(), 0)
+    assert agent.step(state) in state.legal_actions()
+    assert agent.model_path.name == "az-mancala.pt"
