@@ -238,3 +238,18 @@ def test_az_without_a_path_plays_the_committed_mancala_model():
     agent.reset(game, state.current_player(), 0)
     assert agent.step(state) in state.legal_actions()
     assert agent.model_path.name == "az-mancala.pt"
+
+
+def test_evaluate_plays_the_committed_mancala_model_and_refuses_other_files(tmp_path):
+    model = Path(__file__).resolve().parents[1] / "src" / "boardlab" / "models" / "az-mancala.pt"
+    result = runner.invoke(app, ["evaluate", str(model), "--games", "2", "--simulations", "8", "--mcts", "10", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["game"] == "mancala" and doc["optimal"] is None
+    assert set(doc["duels"]) == {"random", "mcts"}
+    for found in doc["duels"].values():
+        assert found["wins"] + found["draws"] + found["losses"] == 2
+    foreign = tmp_path / "notes.pt"
+    foreign.write_bytes(b"not a model")
+    refused = runner.invoke(app, ["evaluate", str(foreign)])
+    assert refused.exit_code != 0 and str(foreign) in refused.output

@@ -113,8 +113,72 @@ def train(
     console.print(f"play it: boardlab play {spec} az:path={folder / 'model.pt'}")
 
 
+def _model_file(model: Path) -> Path:
+    """A model file, or a run folder's latest network."""
+    return model / "model.pt" if model.is_dir() else model
+
+
+def evaluate(
+    model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model file of train az (model.pt, models/iter-N.pt) or a run folder (its model.pt).", show_default=False)],
+    games: Annotated[int, typer.Option("--games", "-n", min=2, help="Games per duel (seats alternate).")] = 40,
+    simulations: Annotated[int, typer.Option("--simulations", min=1, help="PUCT simulations per move of the network.")] = 200,
+    mcts: Annotated[int, typer.Option("--mcts", min=1, help="Iterations of the MCTS opponent.")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the duels and the grading.")] = 0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object: model, game, simulations, games, duels "
+                                           "{random, mcts: {opponent, wins, draws, losses, score}} (score: draws count half; two-player games), "
+                                           "optimal (share of optimal moves on the shipped Connect Four set, standard Connect Four only, else null).")] = False,
+) -> None:
+    """Duels of the network against random and MCTS, seats alternating, and its share of optimal moves on standard Connect Four."""
+    from boardlab.agents.registry import make_agent
+    from boardlab.arena.duel import duel
+    from boardlab.core.registry import make
+    from boardlab.experiments.az_training import is_graded_game
+    from boardlab.nn.az_net import load_model
+
+    path = _model_file(model)
+    _, payload = load_model(path)
+    if any(ch in str(path) for ch in ",:="):
+        raise BoardlabError(f"{path}: an agent spec cannot hold ',', ':' or '=' in a path; copy the model to a plain path")
+    game = make(payload["game"])
+    spec = f"az:path={path},simulations={simulations}"
+    result = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games, "duels": {}, "optimal": None}
+    with progress_bar("az evaluate") as progress:
+        if game.num_players() == 2:
+            for key, opponent in (("random", "random"), ("mcts", f"mcts:iterations={mcts}")):
+                task = progress.add_task(f"against {opponent}", total=games, note="")
+                found = duel(game, spec, opponent, games, seed=seed, on_game=lambda i, _r, t=task: progress.update(t, completed=i + 1))
+                result["duels"][key] = {"opponent": opponent, "wins": found.wins, "draws": found.draws, "losses": found.losses,
+                                        "score": (found.wins + 0.5 * found.draws) / found.games}
+        if is_graded_game(game):
+            from boardlab.solvers.grading import grade, load_grading_set
+
+            positions = load_grading_set()
+            task = progress.add_task("optimal moves", total=len(positions), note="")
+            graded = grade(make_agent(spec, game), game, positions, seed=seed,
+                           on_position=lambda i, *_rest: progress.update(task, completed=i + 1))
+            result["optimal"] = graded.share
+    if json_out:
+        print_json(result)
+        return
+    console.print(f"{path}: {game.spec()}, {simulations} simulations per move")
+    for duel_result in result["duels"].values():
+        console.print(f"  against {duel_result['opponent']}: {duel_result['wins']} wins, {duel_result['draws']} draws, "
+                      f"{duel_result['losses']} losses ({100 * duel_result['score']:.1f} %)")
+    if result["optimal"] is not None:
+        console.print(f"  optimal moves: {100 * result['optimal']:.1f} % of the shipped Connect Four set")
+
+
+def _recognises(path: Path) -> bool:
+    from boardlab.nn.az_net import MODEL_FORMAT
+    from boardlab.nn.checkpoint import is_checkpoint
+
+    return is_checkpoint(_model_file(path), MODEL_FORMAT)
+
+
 recipe = Recipe(
     train=train,
+    evaluate=evaluate,
+    recognises=_recognises,
     summary="AlphaZero: PUCT search with a policy-value network, trained by self-play (any perfect-information game with a tensor)",
     game="",
     makes="run folder (config.json, checkpoint.pt, model.pt for az:path=FILE, models/iter-N.pt, history.json, curve.png)",
