@@ -73,6 +73,9 @@ def test_menu_lists_games_with_boards_and_browser_agents(client):
     agents = [a["name"] for a in meta["agents"]]
     assert "random" in agents and "human" not in agents  # a terminal agent cannot play in a browser
     assert meta["modes"] == ["human-ai", "ai-ai", "human-human"]
+    by_game = {g["name"]: g["agents"] for g in meta["games"]}
+    # a browser cannot name a model file, so az is offered only where a model is committed
+    assert "az" in by_game["mancala"] and "az" not in by_game["chess"] and "mcts" in by_game["chess"]
 
 
 def test_page_and_static_files_are_served(client):

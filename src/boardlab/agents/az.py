@@ -81,6 +81,13 @@ class AZAgent(Agent):
             return f"agent 'az' needs an observation tensor, which {game.name} does not offer"
         return None
 
+    @classmethod
+    def plays_by_default(cls, game: Game) -> str | None:
+        problem = cls.plays(game)
+        if problem is None and not default_model_path(game).is_file():
+            problem = f"agent 'az' has no committed model for {game.spec()}; give one with path="
+        return problem
+
     def _load(self, path: Path, game: Game | None) -> None:
         from boardlab.nn.az_net import Evaluator, load_model
 

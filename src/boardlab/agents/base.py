@@ -80,6 +80,13 @@ class Agent:
             return None
         return f"agent {cls.name!r} plays only {', '.join(cls.games)}, not {game.name}"
 
+    @classmethod
+    def plays_by_default(cls, game: Game) -> str | None:
+        """None when the agent plays ``game`` with its default options, else why not. Agents whose
+        default is a model committed per game (``az``) override this; the web, whose requests may not
+        name files, offers only the agents for which it is None."""
+        return cls.plays(game)
+
     def last_tree(self) -> "SearchTreeHandle | None":
         """The tree of the last search (search agents), exported when first asked for."""
         return None

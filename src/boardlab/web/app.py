@@ -311,7 +311,7 @@ def game_catalogue() -> list[dict[str, Any]]:
                 "players_range": [declared.min_players, declared.max_players],
                 "player_names": [default.player_name(p) for p in range(declared.max_players)],
                 "parameters": describe_options(dict(cls.parameters)),
-                "agents": [a for a in agent_names() if not agent_class(a).interactive and agent_class(a).plays(default) is None],
+                "agents": [a for a in agent_names() if not agent_class(a).interactive and agent_class(a).plays_by_default(default) is None],
                 "evaluators": evaluator_names(default),
                 "evaluator_summaries": {e: get_evaluator(e).summary for e in evaluator_names(default)},
                 "default_evaluator": default.default_evaluator(),

@@ -9,7 +9,7 @@ key/value pairs only (never by pasting request text into a spec string), and
 the budgets in them are checked against the limits:
 
 * an agent option named ``time`` (seconds per move) above ``max_ai_seconds``,
-  ``iterations`` above ``max_ai_iterations`` or ``max_nodes`` above
+  ``iterations`` (or ``simulations``) above ``max_ai_iterations`` or ``max_nodes`` above
   ``max_tree_nodes`` is refused with a 400 that names the limit;
 * when the request gives none, the search still runs within them: the worker
   adds ``time=max_ai_seconds`` to an agent that has a ``time`` option and
@@ -185,6 +185,7 @@ def check_budget(spec: str, config: Mapping[str, Any], limits: ServerLimits) -> 
     checks = (
         ("time", "max_ai_seconds", "seconds per move"),
         ("iterations", "max_ai_iterations", "iterations per move"),
+        ("simulations", "max_ai_iterations", "simulations per move"),  # az's name for its iterations
         ("max_nodes", "max_tree_nodes", "nodes per search tree"),
     )
     for key, limit_name, what in checks:
@@ -211,7 +212,7 @@ def server_caps(name: str, config: Mapping[str, Any], limits: ServerLimits) -> d
     # with neither, the agent's own default budget applies (mcts: 1000 iterations). Where a
     # time replaces the iterations, the pool's wall clock and memory cap bound the search instead.
     if (cls.time_with_iterations and "time" in declared and config.get("time") is None
-            and config.get("iterations") is not None):
+            and (config.get("iterations") is not None or config.get("simulations") is not None)):
         caps["time"] = float(limits.max_ai_seconds)
     if "max_nodes" in declared and config.get("max_nodes") is None:
         caps["max_nodes"] = int(limits.max_tree_nodes)
