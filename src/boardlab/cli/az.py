@@ -162,8 +162,8 @@ def evaluate(
         return
     console.print(f"{path}: {game.spec()}, {simulations} simulations per move")
     for duel_result in result["duels"].values():
-        console.print(f"  against {duel_result['opponent']}: {duel_result['wins']} wins, {duel_result['draws']} draws, "
-                      f"{duel_result['losses']} losses ({100 * duel_result['score']:.1f} %)")
+        console.print(f"  against {duel_result['opponent']}: {duel_result['wins']} won, {duel_result['draws']} drawn, "
+                      f"{duel_result['losses']} lost ({100 * duel_result['score']:.1f} %)")
     if result["optimal"] is not None:
         console.print(f"  optimal moves: {100 * result['optimal']:.1f} % of the shipped Connect Four set")
 
