@@ -257,3 +257,13 @@ def test_experiments_b_and_c_from_one_command_each(tmp_path):
     rows = json.loads(result.stdout)["rows"]
     assert [r["rows"] for r in rows] == [0, 50] and all(r["games"] == 2 for r in rows)
     assert all(r["finished_players"] + 0 <= 5 for r in rows)  # 2 + 3 players in the two games
+
+
+def test_the_agents_numpy_network_gives_the_torch_networks_outputs():
+    from boardlab.bots.ttr_net import load_weights, logits
+
+    model = ttr_net.load(DEFAULT_MODEL).model.eval()
+    x = np.random.default_rng(3).uniform(0, 60, size=(16, model.divisor.shape[0]))
+    with torch.no_grad():
+        expected = model(torch.as_tensor(x, dtype=torch.float32)).double().numpy()
+    assert np.allclose(logits(load_weights(DEFAULT_MODEL), x), expected, rtol=1e-4, atol=1e-4)

@@ -117,16 +117,6 @@ class TTRNet(nn.Module):
         return out
 
 
-def numpy_logits(weights: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
-    """The network's outputs for rows ``x`` with :meth:`TTRNet.numpy_weights` (what the agent plays with)."""
-    h = np.asarray(x, dtype=np.float64)
-    for i, (w, b) in enumerate(weights):
-        h = h @ w.T + b
-        if i < len(weights) - 1:
-            h = np.maximum(h, 0.0)
-    return h
-
-
 def evaluate(model: TTRNet, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     """On rows ``x`` with classes ``y``: accuracy, mean cross-entropy (``loss``), mean confidence (the
     probability the net gives its own choice), and the confusion matrix [true][predicted]."""
