@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from boardlab.agents.base import Agent
-from boardlab.core.errors import BoardlabError
+from boardlab.core.files import load_once_per_version
 from boardlab.core.game import State
 from boardlab.core.params import Option
 from boardlab.games.nothanks import PASS, TAKE
@@ -26,17 +26,12 @@ _MODELS: dict[tuple[str, int, int], "NoThanksNet"] = {}
 
 def load_model(path: str | Path) -> "NoThanksNet":
     """Load a No Thanks! network once per file version (path, size, mtime)."""
-    path = Path(path)
-    try:
-        info = path.stat()
-    except OSError:
-        raise BoardlabError(f"nothanks-net: no model file at {path}") from None
-    key = (str(path.resolve()), info.st_size, info.st_mtime_ns)
-    if key not in _MODELS:
+    def read(file: Path) -> "NoThanksNet":
         from boardlab.nn.nothanks_net import load_checkpoint  # torch, only when a network plays
 
-        _MODELS[key] = load_checkpoint(path)[0]
-    return _MODELS[key]
+        return load_checkpoint(file)[0]
+
+    return load_once_per_version(_MODELS, Path(path), read, f"nothanks-net: no model file at {path}")
 
 
 class NoThanksNetAgent(Agent):

@@ -34,7 +34,7 @@ from boardlab.bots.ttr_features import (
     features,
     legal_classes,
 )
-from boardlab.core.errors import BoardlabError
+from boardlab.core.files import load_once_per_version
 from boardlab.core.game import State
 from boardlab.core.params import Option
 from boardlab.games.tickettoride.state import (
@@ -54,17 +54,12 @@ _WEIGHTS: dict[tuple[str, int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
 
 def load_weights(path: str | Path) -> list[tuple[np.ndarray, np.ndarray]]:
     """The network's layers as numpy arrays, read once per file version (path, size, mtime)."""
-    path = Path(path)
-    try:
-        info = path.stat()
-    except OSError:
-        raise BoardlabError(f"ttr-net: no model file at {path}") from None
-    key = (str(path.resolve()), info.st_size, info.st_mtime_ns)
-    if key not in _WEIGHTS:
+    def read(file: Path) -> list[tuple[np.ndarray, np.ndarray]]:
         from boardlab.nn.ttr_net import load  # torch, only when a network is read
 
-        _WEIGHTS[key] = load(path).model.numpy_weights()
-    return _WEIGHTS[key]
+        return load(file).model.numpy_weights()
+
+    return load_once_per_version(_WEIGHTS, Path(path), read, f"ttr-net: no model file at {path}")
 
 
 def logits(weights: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:

@@ -21,9 +21,27 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from boardlab.core.errors import BoardlabError, FormatError
+
+
+Loaded = TypeVar("Loaded")
+
+
+def load_once_per_version(cache: dict[tuple[str, int, int], Loaded], path: Path, load: Callable[[Path], Loaded],
+                          missing: str) -> Loaded:
+    """``load(path)``, kept in ``cache`` per file version (resolved path, size, mtime), so that agents
+    made game after game share one read model and a file rewritten by a new training run is read again.
+    A missing file is ``BoardlabError(missing)``."""
+    try:
+        info = path.stat()
+    except OSError:
+        raise BoardlabError(missing) from None
+    key = (str(path.resolve()), info.st_size, info.st_mtime_ns)
+    if key not in cache:
+        cache[key] = load(path)
+    return cache[key]
 
 
 def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:

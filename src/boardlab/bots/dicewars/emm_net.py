@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import load_once_per_version
 from boardlab.nn.dicewars_features import adjacency_bits, features
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent.parent / "models" / "dicewars-winprob.pt"
@@ -32,15 +33,8 @@ def load_model(path: str | Path | None):
     from boardlab.nn import dicewars_net
 
     path = Path(path) if path else DEFAULT_MODEL
-    try:
-        info = path.stat()
-    except OSError:
-        raise BoardlabError(f"dw-emm: no win-probability network at {path} (net=PATH: a model of boardlab train dicewars-winprob)") from None
-    key = (str(path.resolve()), info.st_size, info.st_mtime_ns)
-    if key not in _MODELS:
-        model, config, _ = dicewars_net.load(path)
-        _MODELS[key] = (model, config)
-    return _MODELS[key]
+    return load_once_per_version(_MODELS, path, lambda p: dicewars_net.load(p)[:2],
+                                 f"dw-emm: no win-probability network at {path} (net=PATH: a model of boardlab train dicewars-winprob)")
 
 
 class NetLeaf:
