@@ -129,10 +129,8 @@ def evaluate(
                                            "optimal (share of optimal moves on the shipped Connect Four set, standard Connect Four only, else null).")] = False,
 ) -> None:
     """Duels of the network against random and MCTS, seats alternating, and its share of optimal moves on standard Connect Four."""
-    from boardlab.agents.registry import make_agent
-    from boardlab.arena.duel import duel
     from boardlab.core.registry import make
-    from boardlab.experiments.az_training import is_graded_game
+    from boardlab.experiments.az_training import duel_score, graded_share, is_graded_game
     from boardlab.nn.az_net import load_model
 
     path = _model_file(model)
@@ -146,17 +144,11 @@ def evaluate(
         if game.num_players() == 2:
             for key, opponent in (("random", "random"), ("mcts", f"mcts:iterations={mcts}")):
                 task = progress.add_task(f"against {opponent}", total=games, note="")
-                found = duel(game, spec, opponent, games, seed=seed, on_game=lambda i, _r, t=task: progress.update(t, completed=i + 1))
-                result["duels"][key] = {"opponent": opponent, "wins": found.wins, "draws": found.draws, "losses": found.losses,
-                                        "score": (found.wins + 0.5 * found.draws) / found.games}
+                result["duels"][key] = duel_score(game, spec, opponent, games, seed,
+                                                  on_game=lambda i, _record, t=task: progress.update(t, completed=i + 1))
         if is_graded_game(game):
-            from boardlab.solvers.grading import grade, load_grading_set
-
-            positions = load_grading_set()
-            task = progress.add_task("optimal moves", total=len(positions), note="")
-            graded = grade(make_agent(spec, game), game, positions, seed=seed,
-                           on_position=lambda i, *_rest: progress.update(task, completed=i + 1))
-            result["optimal"] = graded.share
+            task = progress.add_task("optimal moves", total=None, note="")
+            result["optimal"] = graded_share(game, spec, seed, on_position=lambda i, *_rest: progress.update(task, completed=i + 1))
     if json_out:
         print_json(result)
         return

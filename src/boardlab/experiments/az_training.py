@@ -128,10 +128,25 @@ def is_graded_game(game) -> bool:
     return game == make("connect4")
 
 
+def duel_score(game, mine: str, opponent: str, games: int, seed: int, on_game: Callable | None = None) -> dict[str, Any]:
+    """A seat-alternating duel of ``mine`` against ``opponent``: wins, draws, losses and the score (draws half)."""
+    result = duel(game, mine, opponent, games, seed=seed, on_game=on_game)
+    return {"opponent": opponent, "wins": result.wins, "draws": result.draws, "losses": result.losses,
+            "score": (result.wins + 0.5 * result.draws) / result.games}
+
+
+def graded_share(game, spec: str, seed: int, on_position: Callable | None = None) -> float | None:
+    """Share of optimal moves of ``spec`` on the shipped Connect Four set (standard Connect Four only, else None)."""
+    if not is_graded_game(game):
+        return None
+    from boardlab.agents.registry import make_agent
+    from boardlab.solvers.grading import grade, load_grading_set
+
+    return grade(make_agent(spec, game), game, load_grading_set(), seed=seed, on_position=on_position).share
+
+
 def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iteration: int) -> dict[str, Any]:
     """Duels of the saved network against the previous one, random and MCTS; the graded share on Connect Four."""
-    from boardlab.agents.registry import make_agent
-
     spec = f"az:path={model},simulations={cfg.eval_simulations}"
     out: dict[str, Any] = {}
     if game.num_players() == 2:
@@ -140,13 +155,9 @@ def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iter
             opponents["previous"] = f"az:path={previous},simulations={cfg.eval_simulations},temp_moves=4"
         for key, opponent in opponents.items():
             mine = spec + (",temp_moves=4" if key == "previous" else "")
-            result = duel(game, mine, opponent, cfg.eval_games, seed=derive_seed(cfg.seed, "eval", key, iteration))
-            out[key] = (result.wins + 0.5 * result.draws) / result.games
+            out[key] = duel_score(game, mine, opponent, cfg.eval_games, derive_seed(cfg.seed, "eval", key, iteration))["score"]
     if is_graded_game(game):
-        from boardlab.solvers.grading import grade, load_grading_set
-
-        graded = grade(make_agent(spec, game), game, load_grading_set(), seed=derive_seed(cfg.seed, "grade", iteration))
-        out["optimal"] = graded.share
+        out["optimal"] = graded_share(game, spec, derive_seed(cfg.seed, "grade", iteration))
     return out
 
 
