@@ -50,6 +50,7 @@ def _device_name(value: str) -> str | None:
 class AZAgent(Agent):
     name = "az"
     searches = True
+    iterations_option = "simulations"
     summary = "PUCT search guided by a policy-value network trained by self-play (boardlab train az)"
     options = {
         "path": Option("path", str, "", "model file or training checkpoint (default: the game's committed model)"),

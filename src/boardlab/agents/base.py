@@ -42,6 +42,8 @@ class Agent:
     #: whether ``time`` and ``iterations`` bound one search together (whichever ends first);
     #: False where ``time``, when given, replaces ``iterations`` (the web server then adds no time cap)
     time_with_iterations: ClassVar[bool] = True
+    #: the option that counts a search's iterations (simulations, playouts), which servers bound
+    iterations_option: ClassVar[str] = "iterations"
 
     def __init__(self, **options: Any) -> None:
         self.config = resolve_options(f"agent {self.name!r}", self.options, options)

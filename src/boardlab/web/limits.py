@@ -9,7 +9,7 @@ key/value pairs only (never by pasting request text into a spec string), and
 the budgets in them are checked against the limits:
 
 * an agent option named ``time`` (seconds per move) above ``max_ai_seconds``,
-  ``iterations`` (or ``simulations``) above ``max_ai_iterations`` or ``max_nodes`` above
+  ``iterations`` (or the agent's ``iterations_option``) above ``max_ai_iterations`` or ``max_nodes`` above
   ``max_tree_nodes`` is refused with a 400 that names the limit;
 * when the request gives none, the search still runs within them: the worker
   adds ``time=max_ai_seconds`` to an agent that has a ``time`` option and
@@ -180,12 +180,12 @@ def agent_options(name: str) -> dict[str, Any]:
     return dict(cls.options)
 
 
-def check_budget(spec: str, config: Mapping[str, Any], limits: ServerLimits) -> None:
-    """Refuse an agent whose budget options ask for more than this server allows."""
+def check_budget(spec: str, config: Mapping[str, Any], limits: ServerLimits, iterations_option: str = "iterations") -> None:
+    """Refuse an agent whose budget options ask for more than this server allows (``iterations_option``:
+    the option the agent counts its iterations in, :attr:`Agent.iterations_option`)."""
     checks = (
         ("time", "max_ai_seconds", "seconds per move"),
-        ("iterations", "max_ai_iterations", "iterations per move"),
-        ("simulations", "max_ai_iterations", "simulations per move"),  # az's name for its iterations
+        (iterations_option, "max_ai_iterations", f"{iterations_option} per move"),
         ("max_nodes", "max_tree_nodes", "nodes per search tree"),
     )
     for key, limit_name, what in checks:
@@ -212,7 +212,7 @@ def server_caps(name: str, config: Mapping[str, Any], limits: ServerLimits) -> d
     # with neither, the agent's own default budget applies (mcts: 1000 iterations). Where a
     # time replaces the iterations, the pool's wall clock and memory cap bound the search instead.
     if (cls.time_with_iterations and "time" in declared and config.get("time") is None
-            and (config.get("iterations") is not None or config.get("simulations") is not None)):
+            and config.get(cls.iterations_option) is not None):
         caps["time"] = float(limits.max_ai_seconds)
     if "max_nodes" in declared and config.get("max_nodes") is None:
         caps["max_nodes"] = int(limits.max_tree_nodes)

@@ -175,7 +175,7 @@ class GameSession:
             agent = make_agent(spec, game)
             if agent.interactive:
                 raise SpecError(f"agent {spec!r} needs a person at a terminal; choose a human seat instead")
-            check_budget(agent.spec, agent.config, limits)
+            check_budget(agent.spec, agent.config, limits, type(agent).iterations_option)
         if start is not None:
             start.seed = seed
         session = cls(
