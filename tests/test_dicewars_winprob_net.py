@@ -176,3 +176,88 @@ def test_evaluate_gives_the_training_s_held_out_figures_again(tiny_model):
     assert report["sizes"] == summary["sizes"]
     assert report["test"]["net"]["all"] == pytest.approx(summary["test"]["net"]["all"])
     assert report["test"]["share"]["all"] == pytest.approx(summary["test"]["share"]["all"])
+
+
+def test_the_regions_network_counts_a_hand_made_board_s_regions_borders_and_dice():
+    from boardlab.nn.dicewars_features import features
+
+    # a line 0 - 1 - 2 - 3 - 4: seat 0 holds 0, 1, 3, 4 (two regions of 2), seat 1 holds 2
+    adjacency = np.zeros((5, 5), dtype=np.float32)
+    for a in range(4):
+        adjacency[a, a + 1] = 1
+    x = features(adjacency[np.triu_indices(5, k=1)], np.array([[0, 0, 1, 0, 0]]), np.array([[1, 2, 3, 4, 6]]),
+                 np.array([0]), players=2)
+    net = dicewars_net.build(dicewars_net.NetConfig(areas=5, players=2, arch="regions", hidden=4))
+    counts = dict(zip(dicewars_net.SEAT_COUNTS, net.seat_counts(torch.from_numpy(x))[0].T.tolist()))
+    assert counts["largest region / areas"] == pytest.approx([2 / 5, 1 / 5])
+    assert counts["areas / areas"] == pytest.approx([4 / 5, 1 / 5])
+    assert counts["dice / all dice"] == pytest.approx([13 / 16, 3 / 16])
+    assert counts["border areas / areas"] == pytest.approx([2 / 5, 1 / 5])  # areas 1 and 3 touch seat 1
+    assert counts["border dice / all dice"] == pytest.approx([6 / 16, 3 / 16])
+    assert counts["regions / areas"] == pytest.approx([2 / 5, 1 / 5])
+    assert counts["alive"] == [1.0, 1.0]
+
+
+def test_the_regions_network_finds_the_largest_regions_the_baselines_find_on_real_boards(rows):
+    data, r = rows
+    net = dicewars_net.build(dicewars_net.NetConfig(arch="regions", hidden=8))
+    counts = net.seat_counts(torch.from_numpy(r["x"][:400])).numpy()
+    region, dice = baselines.regions_and_dice(r["owner"][:400], r["dice"][:400], r["game"][:400], data["adjacency"])
+    assert np.allclose(counts[:, :, 0] * 29, region)
+    assert np.allclose(counts[:, :, 2], dice / dice.sum(axis=1, keepdims=True))
+    assert np.array_equal(counts[:, :, 7] > 0, region > 0)
+
+
+def test_the_regions_network_does_not_care_how_the_areas_are_numbered_and_a_dead_seat_cannot_win(rows):
+    _, r = rows
+    net = dicewars_net.build(dicewars_net.NetConfig(arch="regions", hidden=8, dropout=0.0)).eval()
+    x = torch.from_numpy(r["x"][-200:])
+    shuffled = dicewars_net.AreaShuffle(29, 4, seed=3)(x)
+    assert not torch.equal(shuffled, x)
+    with torch.inference_mode():
+        assert torch.allclose(net(shuffled), net(x), atol=1e-5)
+    p = dicewars_net.probabilities(net, r["x"][-200:])
+    dead = ~(r["x"][-200:, 406:406 + 116].reshape(-1, 29, 4).any(axis=1))
+    assert dead.any() and (p[dead] < 1e-12).all() and np.allclose(p.sum(axis=1), 1.0)
+
+
+def test_both_architectures_train_and_a_study_only_option_is_refused_for_regions(tmp_path, tiny_model):
+    out, summary = tiny_model
+    assert summary["config"]["arch"] == "regions" and "--arch regions" in summary["command"]
+    assert set(summary["test_gap"]) == {"wpm", "share", "wpm-course"}
+    gap = summary["test_gap"]["share"]
+    assert gap["low"] - 1e-9 <= gap["gap"] <= gap["high"] + 1e-9
+    data = str(out.with_name("data.npz"))
+    result = runner.invoke(app, ["train", "dicewars-winprob", "--boards", "3", "--arch", "study", "--hidden", "8", "--max-epochs", "1",
+                                 "--out", str(tmp_path / "study.pt"), "--data", data, "--json"])
+    assert result.exit_code == 0, result.output
+    _, config, _ = dicewars_net.load(tmp_path / "study.pt")
+    assert config.arch == "study" and config.hidden == 8 and config.dropout == 0.4
+    for extra, words in ((["--permute-areas"], "--permute-areas is for --arch study"), (["--arch", "graph"], "--arch must be one of")):
+        result = runner.invoke(app, ["train", "dicewars-winprob", "--boards", "3", "--out", str(tmp_path / "x.pt"), "--data", data, *extra])
+        assert result.exit_code == 2 and words in result.output, result.output
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_a_model_file_from_before_the_architectures_loads_as_the_study_network(tmp_path):
+    config = dicewars_net.NetConfig(hidden=8)
+    path = dicewars_net.save(tmp_path / "old.pt", dicewars_net.build(config), config)
+    payload = torch.load(path, weights_only=True)
+    del payload["config"]["arch"]  # as models written before --arch existed
+    torch.save(payload, path)
+    model, loaded, _ = dicewars_net.load(path)
+    assert loaded.arch == "study" and isinstance(model, dicewars_net.WinProbNet)
+
+
+def test_the_log_loss_gap_moves_whole_games_and_has_the_right_sign():
+    y = np.array([0, 0, 1, 1, 2, 2, 3, 3])
+    groups = np.array([0, 0, 1, 1, 2, 2, 3, 3])
+    even = np.full((8, 4), 0.25)
+    sharp = np.full((8, 4), 0.1)
+    sharp[np.arange(8), y] = 0.7
+    same = metrics.log_loss_gap(even, even, y, groups)
+    assert same["gap"] == same["low"] == same["high"] == 0.0 and same["groups"] == 4
+    better = metrics.log_loss_gap(sharp, even, y, groups)
+    assert better["gap"] == pytest.approx(np.log(0.25) - np.log(0.7)) and better["high"] < 0
+    with pytest.raises(BoardlabError, match="one group per board"):
+        metrics.log_loss_gap(sharp, even, y, groups[:3])

@@ -114,6 +114,13 @@ def judge(forecasts: dict[str, np.ndarray], rows: dict[str, np.ndarray], index: 
     return out
 
 
+def gaps(forecasts: dict[str, np.ndarray], rows: dict[str, np.ndarray], index: np.ndarray) -> dict[str, Any]:
+    """The network's log-loss minus each baseline's on the boards ``index``, with a 95 % interval from a
+    bootstrap over board groups (a game and its rotated twins move together)."""
+    y, groups = rows["y"][index], rows["group"][index]
+    return {name: metrics.log_loss_gap(forecasts["net"], p, y, groups) for name, p in forecasts.items() if name != "net"}
+
+
 def run(data: dict[str, np.ndarray], config, how: str = "game", test_fraction: float = 0.2,
         validation_fraction: float = 0.1, split_seed: int = 0, every: int = 1,
         on_epoch: Callable[[int, dict], None] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -153,6 +160,7 @@ def run(data: dict[str, np.ndarray], config, how: str = "game", test_fraction: f
                      "train_log_loss": dicewars_net.mean_log_loss(model, rows["x"][parts["train"]], rows["y"][parts["train"]])},
         "baseline_weights": weights,
         "test": judge(forecasts, rows, test),
+        "test_gap": gaps(forecasts, rows, test),
     }
     return model, result
 
@@ -180,6 +188,15 @@ def markdown(result: dict[str, Any]) -> str:
             cells = [fmt.format(pick(test[n])[key]) if count else "" for n in names]
             out.append(f"| {label} | {count:,} | " + " | ".join(cells) + " |")
         out.append("")
+    if result.get("test_gap"):
+        out.append("**The network's log-loss minus each baseline's** (all held-out boards; 95 % interval from a bootstrap over "
+                   "board groups)\n")
+        out.append("| baseline | gap | 95 % interval |")
+        out.append("| --- | ---: | --- |")
+        for name, g in result["test_gap"].items():
+            if g.get("boards"):
+                out.append(f"| {FORECAST_NAMES[name]} | {g['gap']:+.3f} | {g['low']:+.3f} to {g['high']:+.3f} |")
+        out.append("")
     return "\n".join(out)
 
 
@@ -206,4 +223,4 @@ def held_out(model_path: Path, data_path: Path | None = None) -> dict[str, Any]:
     forecasts.update(baselines.predict_all(weights, region[test], dice[test], rows["areas"]))
     return {"model": str(model_path), "split": how, "every": every, "command": extra.get("command"),
             "sizes": {k: {"boards": int(len(v)), "games": int(len(np.unique(rows["game"][v])))} for k, v in parts.items()},
-            "test": judge(forecasts, rows, test)}
+            "test": judge(forecasts, rows, test), "test_gap": gaps(forecasts, rows, test)}

@@ -88,6 +88,28 @@ def by_phase(p, y, phase: np.ndarray, names: Mapping[int, str], bins: int = 10) 
     return {name: scores(p[phase == key], y[phase == key], bins) for key, name in names.items()}
 
 
+def log_loss_gap(p_a, p_b, y, groups, draws: int = 2000, seed: int = 0) -> dict[str, float]:
+    """Log-loss of forecast a minus forecast b on the same boards, with a 95 % interval from a bootstrap
+    over ``groups`` (games): a game's boards share one outcome, so they are resampled together."""
+    p_a, y = _check(p_a, y)
+    p_b, _ = _check(p_b, y)
+    groups = np.asarray(groups)
+    if groups.shape != y.shape:
+        raise BoardlabError(f"one group per board is needed, not {groups.shape} for {y.shape[0]} boards")
+    if len(y) == 0:
+        return {"boards": 0}
+    index = np.arange(len(y))
+    diff = (np.log(np.clip(p_b[index, y], EPS, 1.0)) - np.log(np.clip(p_a[index, y], EPS, 1.0)))
+    _, which = np.unique(groups, return_inverse=True)
+    sums = np.bincount(which, weights=diff)
+    counts = np.bincount(which).astype(np.float64)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(sums), size=(draws, len(sums)))
+    means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    low, high = np.quantile(means, [0.025, 0.975])
+    return {"boards": int(len(y)), "groups": int(len(sums)), "gap": float(diff.mean()), "low": float(low), "high": float(high)}
+
+
 def reliability_png(curves: Mapping[str, dict], path: str | Path, title: str = "") -> Path:
     """The reliability diagram of one or more forecasts (:func:`reliability` each), with the diagonal."""
     import matplotlib
