@@ -36,6 +36,8 @@ def tournament_section(info: Any, results: Sequence[GameResult], thresholds: Seq
         "format": config["format"],
         "seed": config["seed"],
         "agents": names,
+        # absent for tournaments stored before agents' options were recorded: then nobody knows them
+        **({"resolved_agents": config["resolved_agents"]} if "resolved_agents" in config else {}),
         "total_games": info.total_games,
         "finished_games": len(results),
         "command": info.command,
@@ -148,6 +150,18 @@ TABLE_TITLES = {
 }
 
 
+def _options_lines(section: dict[str, Any]) -> list[str]:
+    """The agents' options as recorded (specs leave defaults out, and defaults change between releases)."""
+    resolved = section.get("resolved_agents")
+    if resolved is None:
+        return ["Agent options: not recorded (stored before boardlab recorded them).", ""]
+    lines = ["Agent options, defaults included, as recorded when the tournament began:", ""]
+    for name, options in zip(section["agents"], resolved):
+        shown = ", ".join(f"{k}={v}" for k, v in options.items()) or "none"
+        lines.append(f"- `{name}`: {shown}")
+    return lines + [""]
+
+
 def markdown(report: dict[str, Any], images: Sequence[str]) -> str:
     thresholds = report["thresholds"]
     parts = ["# boardlab tournament report", "", f"Store: `{report['store']}`", ""]
@@ -160,6 +174,7 @@ def markdown(report: dict[str, Any], images: Sequence[str]) -> str:
             "",
             f"Command: `{section['command']}`",
             "",
+            *_options_lines(section),
         ]
         if section.get("rating_model") == "elo":
             parts += [

@@ -34,7 +34,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tournaments (
     id TEXT PRIMARY KEY,
-    config TEXT NOT NULL,          -- JSON: game, agents, players, games, format, seed
+    config TEXT NOT NULL,          -- JSON: game, agents, players, games, format, seed[, resolved_agents]
     command TEXT NOT NULL,         -- the command line that first created it
     total_games INTEGER NOT NULL,
     created TEXT NOT NULL          -- UTC, ISO 8601
@@ -130,6 +130,9 @@ _COLUMNS = {
 }
 #: columns a store may have beyond _COLUMNS (added to stores written before them)
 OPTIONAL_GAME_COLUMNS = ["stats"]
+#: config keys that are no part of a tournament's identity: kept as first stored (stores written before a
+#: key lack it) and left out when a tournament is opened again (the tournament layer compares them)
+RECORDED_CONFIG_KEYS = ("resolved_agents",)
 #: the largest return or score a stored game may hold (every game's are far smaller; this keeps sums finite)
 MAX_POINTS = 1e12
 
@@ -157,6 +160,19 @@ def _points(value: Any, count: int) -> bool:
     return isinstance(value, list) and len(value) == count and all(
         isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and abs(x) <= MAX_POINTS for x in value
     )
+
+
+def _resolved_agents_ok(config: dict[str, Any]) -> bool:
+    """Absent (a store written before agents' options were recorded) or one options dict per agent."""
+    if "resolved_agents" not in config:
+        return True
+    resolved = config["resolved_agents"]
+    return isinstance(resolved, list) and len(resolved) == len(config["agents"]) and all(
+        isinstance(options, dict) for options in resolved)
+
+
+def _identity(config: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in config.items() if k not in RECORDED_CONFIG_KEYS}
 
 
 class ResultStore:
@@ -248,10 +264,11 @@ class ResultStore:
             and _is_int(config.get("games")) and config["games"] >= 1
             and isinstance(config.get("format"), str)
             and _is_int(config.get("seed"))
+            and _resolved_agents_ok(config)
         )
         if not ok:
             raise FormatError(f"{self.path}: {where}: config is not a tournament configuration "
-                              "(game, agents, players, games, format, seed)")
+                              "(game, agents, players, games, format, seed, resolved_agents)")
         if not _is_int(total) or total < 0 or not isinstance(command, str) or not isinstance(created, str):
             raise FormatError(f"{self.path}: {where}: total_games, command or created is damaged")
         return TournamentInfo(tid, config, command, total, created, finished)
@@ -262,7 +279,8 @@ class ResultStore:
         """Record tournament ``tid`` unless it is there already; return whether it was new."""
         row = self.db.execute("SELECT config FROM tournaments WHERE id=?", (tid,)).fetchone()
         if row is not None:
-            if self._json(row[0], f"tournament {tid} config") != config:
+            stored = self._json(row[0], f"tournament {tid} config")
+            if not isinstance(stored, dict) or _identity(stored) != _identity(config):
                 raise BoardlabError(f"{self.path}: tournament {tid} exists with another configuration")
             return False
         self.db.execute(
@@ -271,15 +289,20 @@ class ResultStore:
         )
         return True
 
+    _SELECT_INFO = ("SELECT t.id, t.config, t.command, t.total_games, t.created, "
+                    "(SELECT COUNT(*) FROM games g WHERE g.tournament = t.id) FROM tournaments t ")
+
     @_database_errors
     def tournaments(self) -> list[TournamentInfo]:
         """All tournaments, oldest first."""
-        rows = self.db.execute(
-            "SELECT t.id, t.config, t.command, t.total_games, t.created, "
-            "(SELECT COUNT(*) FROM games g WHERE g.tournament = t.id) "
-            "FROM tournaments t ORDER BY t.created, t.rowid"
-        ).fetchall()
+        rows = self.db.execute(self._SELECT_INFO + "ORDER BY t.created, t.rowid").fetchall()
         return [self._info(r) for r in rows]
+
+    @_database_errors
+    def find_tournament(self, tid: str) -> TournamentInfo | None:
+        """The tournament whose id is exactly ``tid``, or None when the store has none."""
+        row = self.db.execute(self._SELECT_INFO + "WHERE t.id=?", (tid,)).fetchone()
+        return None if row is None else self._info(row)
 
     def tournament(self, tid: str | None = None) -> TournamentInfo:
         """The tournament whose id is or starts with ``tid``; the latest one when ``tid`` is None."""

@@ -24,7 +24,9 @@ GAME_KEYS = (
     "or its agents report statistics ({game: state.statistics(), agents: [agent.statistics()]})"
 )
 SUMMARY_KEYS = (
-    "type ('summary'), tournament, store, config {game, agents, players, games, format, seed}, total_games, "
+    "type ('summary'), tournament, store, config {game, agents, players, games, format, seed, resolved_agents "
+    "(each agent's every option, defaults included, as recorded when the tournament began; absent for tournaments "
+    "stored before boardlab recorded them)}, total_games, "
     "already_stored (when it started), played (by this process), stored_by_others (of those played, the games another "
     "process running this tournament stored first), seconds, games_per_second, agent_table [{agent, games, wins, draws, losses, win_rate, "
     "win_low, win_high, mean_rank, rank_low, rank_high}], rating_model ('elo' or 'openskill'), ratings "
@@ -120,7 +122,8 @@ def tournament(
     """Play a tournament and store every game as it finishes.
 
     The same command run again resumes the tournament (its id is a hash of game, agents, K, games, format and
-    seed) and plays only the games that are missing. Then prints results and ratings; [b]boardlab report[/] gives the
+    seed) and plays only the games that are missing; it refuses when an agent's options (defaults included, which
+    the specs leave out) are no longer those the tournament was begun with. Then prints results and ratings; [b]boardlab report[/] gives the
     full tables and plots.
     """
     # imported here: scipy and the process pool machinery would slow down every other command
@@ -177,7 +180,8 @@ def tournament(
         section = tournament_section(info, store.games(tid), bootstrap=200)
     if json_out:
         print_json({
-            "type": "summary", "tournament": tid, "store": str(store.path), "config": config.to_dict(),
+            # the stored config: its agents' options as recorded when it began (none for an old store)
+            "type": "summary", "tournament": tid, "store": str(store.path), "config": info.config,
             "total_games": total, "already_stored": already, "played": played, "stored_by_others": others, "seconds": seconds,
             "games_per_second": played / seconds if seconds > 0 else None,
             "agent_table": section["agent_table"], "rating_model": section.get("rating_model"),
@@ -209,7 +213,8 @@ def report(
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: store, thresholds, files, tournaments [{id, game, players, format, seed, agents, "
-        "total_games, finished_games, command, created, agent_table, rating_model, ratings, pair_table (two players), "
+        "resolved_agents (each agent's every option, defaults included, as recorded when the tournament began; absent "
+        "for tournaments stored before boardlab recorded them), total_games, finished_games, command, created, agent_table, rating_model, ratings, pair_table (two players), "
         "seat_table, score_source, score_table}].",
     ),
 ) -> None:

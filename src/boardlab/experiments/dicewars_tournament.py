@@ -161,8 +161,10 @@ def compiled_estimate(boards: int, agents: Sequence[str] = DEFAULT_AGENTS, playe
 def full_report(store: ResultStore, config: TournamentConfig) -> dict[str, Any]:
     """:func:`summary` plus the arena's own section (ratings, seats, endings) for the tournament."""
     results = store.games(config.id)
+    info = store.tournament(config.id)
     out = summary(config, results)
-    out["arena"] = tournament_section(store.tournament(config.id), results)
+    out["config"] = info.config  # as stored: the agents' options it was begun with, not today's
+    out["arena"] = tournament_section(info, results)
     return out
 
 
