@@ -112,11 +112,25 @@ def _values(cells, legal, n_legal, weights, biases, study, cols, pre, buf_a, buf
 
 
 @njit(cache=True)
+def _nonzero(acts, n_samples, k, width, on):
+    """Indices of layer ``k``'s inputs that are not 0 in some sample, into ``on``; their count."""
+    n = 0
+    for i in range(width):
+        for s in range(n_samples):
+            if acts[s, k, i] != np.float32(0.0):
+                on[n] = i
+                n += 1
+                break
+    return n
+
+
+@njit(cache=True)
 def _sgd(cells, actions, n_samples, target, weights, biases, study, lr, acts, deltas):
     """One plain SGD step on ``0.5 * sum (Q(view_s, a_s) - target)^2`` over the samples,
     applied in place; the gradients of every layer come from the weights before the step."""
     n_layers = len(weights)
     n_cells = cells.shape[1]
+    on = np.empty(acts.shape[2], dtype=np.int64)
     for s in range(n_samples):
         x = acts[s, 0]
         if study:
@@ -127,13 +141,20 @@ def _sgd(cells, actions, n_samples, target, weights, biases, study, lr, acts, de
             for i in range(n_cells):
                 x[i] = np.float32(1.0) if cells[s, i] == 1 else np.float32(0.0)
                 x[n_cells + i] = np.float32(1.0) if cells[s, i] == 2 else np.float32(0.0)
+    n_inputs = _nonzero(acts, n_samples, 0, weights[0].shape[1], on)  # the inputs are mostly zeros
+    for s in range(n_samples):
         for k in range(n_layers):
             w, b = weights[k], biases[k]
             src, dst = acts[s, k], acts[s, k + 1]
+            n_on = n_inputs if k == 0 else -1
             for j in range(w.shape[0]):
                 v = np.float32(0.0)
-                for i in range(w.shape[1]):
-                    v += w[j, i] * src[i]
+                if n_on >= 0:
+                    for t in range(n_on):
+                        v += w[j, on[t]] * src[on[t]]
+                else:
+                    for i in range(w.shape[1]):
+                        v += w[j, i] * src[i]
                 v += b[j]
                 dst[j] = _activate(v, study) if k < n_layers - 1 else v
         out = acts[s, n_layers]
@@ -154,15 +175,28 @@ def _sgd(cells, actions, n_samples, target, weights, biases, study, lr, acts, de
                         v += d[j] * w[j, i]
                     slope = a[i] * (np.float32(1.0) - a[i]) if study else (np.float32(1.0) if a[i] > 0 else np.float32(0.0))
                     nd[i] = v * slope
+        # an input that is 0 in every sample leaves its weights exactly as they are (w - lr*0 = w)
+        # unless a delta is not finite, where the dense update spreads the NaN as NumPy's does
+        n_on = _nonzero(acts, n_samples, k, w.shape[1], on)
         for j in range(w.shape[0]):
             gb = np.float32(0.0)
+            finite = True
             for s in range(n_samples):
                 gb += deltas[s, cur][j]
-            for i in range(w.shape[1]):
-                g = np.float32(0.0)
-                for s in range(n_samples):
-                    g += deltas[s, cur][j] * acts[s, k][i]
-                w[j, i] -= lr * g
+                finite = finite and np.isfinite(deltas[s, cur][j])
+            if finite:
+                for t in range(n_on):
+                    i = on[t]
+                    g = np.float32(0.0)
+                    for s in range(n_samples):
+                        g += deltas[s, cur][j] * acts[s, k][i]
+                    w[j, i] -= lr * g
+            else:
+                for i in range(w.shape[1]):
+                    g = np.float32(0.0)
+                    for s in range(n_samples):
+                        g += deltas[s, cur][j] * acts[s, k][i]
+                    w[j, i] -= lr * g
             b[j] -= lr * gb
         cur = 1 - cur
 
