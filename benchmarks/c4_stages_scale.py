@@ -123,9 +123,9 @@ def main() -> None:
         stage_wall = max(stage_cpu / args.cores, per_run / min(rates))
         wall += stage_wall
         print(f"stage {stage}: {min(rates):.1f}-{max(rates):.1f} games/CPU-s over {len(rates)} configurations, "
-              f"{stage_cpu / 3600:.1f} CPU-h, at least {stage_wall / 3600:.1f} h wall on {args.cores} cores")
+              f"{stage_cpu / 3600:.1f} CPU-h, at least {stage_wall / 3600:.2f} h wall on {args.cores} cores")
     total = cpu_seconds + eval_seconds
-    print(f"study scale: {total / 3600:.1f} CPU-hours; at least {wall / 3600:.1f} h wall on {args.cores} cores "
+    print(f"study scale: {total / 3600:.1f} CPU-hours; at least {wall / 3600:.2f} h wall on {args.cores} cores "
           f"(one core: {total / 3600:.1f} h)")
 
 if __name__ == "__main__":
