@@ -209,3 +209,20 @@ def test_compiled_training_beats_random_more_often() -> None:
     after = win_percent()
     print(f"before {before:.1f} %, after {after:.1f} %")
     assert after >= before + 10, (before, after)
+
+
+def test_stages_take_the_kernel_and_keep_it(tmp_path: Path) -> None:
+    from boardlab.experiments.c4_stages import PRESETS
+
+    assert PRESETS["study"]["kernel"] == "compiled" and "kernel" not in PRESETS["fast"]
+    args = ["experiment", "c4-stages", "--scale", "fast", "--stages", "1", "--agents", "1", "--stage-one-games", "2,4",
+            "--eval-games", "2", "--out", str(tmp_path)]
+    result = CliRunner().invoke(app, [*args, "--kernel", "compiled", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["base"]["kernel"] == "compiled"
+    config = json.loads((tmp_path / "runs" / "stage_one_mean-1" / "config.json").read_text())
+    assert config["kernel"] == "compiled"
+    run = tmp_path / "runs" / "stage_one_mean-1"
+    (run / "checkpoint.pt").write_bytes((run / "snapshots" / "games-2.pt").read_bytes())  # as if killed after 2 games
+    result = CliRunner().invoke(app, [*args, "--kernel", "numpy"])  # an unfinished run, resumed with the other kernel
+    assert result.exit_code == 2 and "'compiled' kernel" in result.stderr and "'numpy'" in result.stderr
