@@ -1,6 +1,6 @@
 """How long the Connect Four study's six stages take at the study's scale, from measured throughput.
 
-    PYTHONPATH=src nice -n 10 python benchmarks/c4_stages_scale.py --games 300 --cores 16
+    PYTHONPATH=src nice -n 10 python benchmarks/c4_stages_scale.py --games 300 --cores 16 [--kernel numpy]
 
 Trains one agent of every configuration the stages train (stage 1's two methods,
 then each stage's variants of the study's own choices: best_known, 50 hidden, T=1.5,
@@ -10,7 +10,9 @@ times 200 greedy games against random (the evaluation). Prints games per CPU-sec
 per configuration, then the study's total: stage 1 five agents x 150,000 games per
 method, stages 2-6 five agents x 50,000 games per configuration (stage 1's choice),
 1,000 evaluation games per seat per agent, as CPU-hours and as wall hours on
-``--cores`` cores (runs are independent: one per core).
+``--cores`` cores (runs are independent: one per core). ``--kernel`` is the
+training kernel (default ``compiled``, the one ``--scale study`` uses; timed after
+a warm-up game that compiles it or loads numba's cache).
 
 Throughput is that of the first ``--games`` games of each run; a trained agent's
 games are longer or shorter than a fresh one's, so the total is an estimate within
@@ -56,15 +58,18 @@ def configs() -> list[tuple[int, str, dict]]:
     return out
 
 
-def games_per_cpu_second(cfg: dict, games: int) -> tuple[float, str]:
+def games_per_cpu_second(cfg: dict, games: int, kernel: str) -> tuple[float, str]:
     """Games per CPU-second, and a note when the run diverged (its rate is then that of the games before)."""
-    learner = Learner.new(config_from_dict(cfg))
+    learner = Learner.new(config_from_dict({**cfg, "kernel": kernel}))
     game = learner.cfg.game()
+    if kernel == "compiled":
+        Learner.new(learner.cfg).self_play_games(game, 1)  # compile (or load the cache) outside the timing
+    per_call = 100 if kernel == "compiled" else 1
     start = time.process_time()
     note = ""
-    for _ in range(games):
+    while learner.games_played < games:
         try:
-            learner.self_play_game(game)
+            learner.self_play_games(game, min(per_call, games - learner.games_played))
         except TrainingDiverged:
             note = f" (diverged in game {learner.games_played + 1}; rate of the games before)"
             break
@@ -93,13 +98,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=300, help="self-play games timed per configuration")
     parser.add_argument("--cores", type=int, default=16, help="cores for the wall-time estimate")
+    parser.add_argument("--kernel", default="compiled", choices=("numpy", "compiled"), help="training kernel")
     args = parser.parse_args()
     torch.set_num_threads(1)
     warnings.simplefilter("ignore", RuntimeWarning)  # a diverging run's overflows; reported as a note instead
     cpu_seconds = 0.0
     per_stage: dict[int, list[float]] = {}
     for stage, name, cfg in configs():
-        rate, note = games_per_cpu_second(cfg, args.games)
+        rate, note = games_per_cpu_second(cfg, args.games, args.kernel)
         per_stage.setdefault(stage, []).append(rate)
         games = AGENTS * (STAGE_ONE_GAMES if stage == 1 else LATER_GAMES)
         cpu_seconds += games / rate
@@ -117,9 +123,9 @@ def main() -> None:
         stage_wall = max(stage_cpu / args.cores, per_run / min(rates))
         wall += stage_wall
         print(f"stage {stage}: {min(rates):.1f}-{max(rates):.1f} games/CPU-s over {len(rates)} configurations, "
-              f"{stage_cpu / 3600:.1f} CPU-h, at least {stage_wall / 3600:.1f} h wall on {args.cores} cores")
+              f"{stage_cpu / 3600:.1f} CPU-h, at least {stage_wall / 3600:.2f} h wall on {args.cores} cores")
     total = cpu_seconds + eval_seconds
-    print(f"study scale: {total / 3600:.1f} CPU-hours; at least {wall / 3600:.1f} h wall on {args.cores} cores "
+    print(f"study scale: {total / 3600:.1f} CPU-hours; at least {wall / 3600:.2f} h wall on {args.cores} cores "
           f"(one core: {total / 3600:.1f} h)")
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ def train(
     address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the Ray cluster's address.", show_default=False)] = None,
     runs_dir: RunsDir = Path("runs"),
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", help="Stop (with a checkpoint) once this many games are played in all.", show_default=False)] = None,
+    kernel: Annotated[Optional[str], typer.Option("--kernel", help="With CONFIG: the training kernel instead of the config's 'kernel': 'numpy' (default) or 'compiled' (numba, several times faster, another random stream). With --resume: must be the run's own.", show_default=False)] = None,
     list_runs: Annotated[bool, typer.Option("--list-runs", help="List the runs in --runs-dir and the agent spec that plays each; train nothing.")] = False,
     export: Annotated[Optional[str], typer.Option("--export", help="Write the network of the run of this name (or path) as a model file for [b]qnet:path=FILE[/] (--out); train nothing.", show_default=False)] = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="With --export: the model file to write (config and weights, no optimizer or random states).", show_default=False)] = None,
@@ -66,7 +67,7 @@ def train(
     )] = False,
 ) -> None:
     """Train a Connect Four Q-network by self-play: [b]CONFIG[/] starts run [b]<config>-<n>[/] (checkpoints every saving_rate games), [b]--agents N[/] starts N of them with distinct seeds, [b]--resume RUN[/] carries one on bit for bit (after a kill too)."""
-    from boardlab.nn.qlearning import export_run, find_run, find_runs, load_config, new_runs, run_summaries, train_run
+    from boardlab.nn.qlearning import check_kernel, export_run, find_run, find_runs, load_config, new_runs, run_summaries, train_run
 
     modes = [name for name, given in (("CONFIG", config is not None), ("--resume", resume is not None),
                                       ("--list-runs", list_runs), ("--export", export is not None)) if given]
@@ -79,6 +80,10 @@ def train(
         raise BoardlabError("--agents and --seed go with CONFIG (a resumed run keeps the seed in its config.json)")
     if backend not in ("process", "ray"):
         raise BoardlabError(f"--backend must be 'process' or 'ray', not {backend!r}")
+    if kernel is not None:
+        if config is None and resume is None:
+            raise BoardlabError("--kernel goes with CONFIG (a new run) or --resume RUN")
+        check_kernel(kernel, "--kernel")
     if out is not None:
         check_output_file(out, "--out")
     if list_runs:
@@ -104,9 +109,9 @@ def train(
         if len({run.path for run in runs}) != len(runs):
             raise BoardlabError("--resume names the same run twice")
     else:
-        runs = [run for run, _ in new_runs(config, runs_dir, agents=agents, seed=seed)]
+        runs = [run for run, _ in new_runs(config, runs_dir, agents=agents, seed=seed, kernel=kernel)]
     if len(runs) > 1 or workers > 1 or backend != "process":
-        _train_batch(runs, stop_after, workers, backend, address, json_out)
+        _train_batch(runs, stop_after, workers, backend, address, json_out, kernel)
         return
     run = runs[0]
     cfg = load_config(run.config_file)
@@ -116,7 +121,8 @@ def train(
     with progress_bar(run.name, transient=False) as progress:
         task = progress.add_task(run.name, total=goal, note="")
         try:
-            learner = train_run(run, stop_after=stop_after, on_game=lambda lrn: progress.update(task, completed=lrn.games_played))
+            learner = train_run(run, stop_after=stop_after, kernel=kernel,
+                                on_game=lambda lrn: progress.update(task, completed=lrn.games_played))
         except KeyboardInterrupt:
             err_console.print(f"stopped; 'boardlab train c4-qlearning --resume {run.name}' continues from the last checkpoint")
             raise typer.Exit(130) from None
@@ -128,7 +134,8 @@ def train(
         console.print(f"{run.name}: {learner.games_played}/{cfg.games_to_play} games, checkpoint {run.checkpoint}")
 
 
-def _train_batch(runs: list, stop_after: Optional[int], workers: int, backend: str, address: Optional[str], json_out: bool) -> None:
+def _train_batch(runs: list, stop_after: Optional[int], workers: int, backend: str, address: Optional[str], json_out: bool,
+                 kernel: Optional[str] = None) -> None:
     """Several runs at once, one per worker; each finished run is reported as it ends."""
     from functools import partial
 
@@ -140,7 +147,7 @@ def _train_batch(runs: list, stop_after: Optional[int], workers: int, backend: s
                           f"with {workers} worker(s); --resume {runs[0].config_name} carries them on if stopped")
     results = []
     try:
-        for result in map_tasks(partial(train_run_job, stop_after=stop_after), [str(r.path) for r in runs], workers, backend, address):
+        for result in map_tasks(partial(train_run_job, stop_after=stop_after, kernel=kernel), [str(r.path) for r in runs], workers, backend, address):
             results.append(result)
             if not json_out:
                 line = f"{result['run']}: {result['games_played']}/{result['games_to_play']} games"
@@ -230,6 +237,7 @@ def stages(
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool) or 'ray' (a local Ray instance).")] = "process",
     seed: Annotated[int, typer.Option("--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning --agents N --seed SEED.")] = 0,
     stages: Annotated[int, typer.Option("--stages", min=1, max=6, help="Run stages 1..STAGES.")] = 6,
+    kernel: Annotated[Optional[str], typer.Option("--kernel", help="Training kernel of every run: 'numpy' or 'compiled' (numba, several times faster, another random stream). Default: 'numpy', 'compiled' with --scale study. Re-running must keep the kernel the runs started with.", show_default=False)] = None,
     positions: Positions = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, seed, stage_one_games, carry_games, base, stages [{stage, all_play_all, with_random, score, chosen, diverged}], reward_sets (table 6.11, with stage 6: [{set, win, loss, tie, each_move}]), final_config, scale, wall_seconds.")] = False,
 ) -> None:
@@ -251,6 +259,10 @@ def stages(
             raise BoardlabError(f"--stage-one-games must be whole numbers separated by commas, not {stage_one_games!r}") from None
     if terminal_reply_value is not None and terminal_reply_value not in ("zero", "reward"):
         raise BoardlabError(f"--terminal-reply-value must be 'zero' or 'reward', not {terminal_reply_value!r}")
+    if kernel is not None:
+        from boardlab.nn.qlearning import check_kernel
+
+        check_kernel(kernel, "--kernel")
     settings = {
         "games": games if games is not None else 1000,
         "agents": agents if agents is not None else preset.get("agents", 2),
@@ -258,6 +270,7 @@ def stages(
         "stage_one_games": counts,
         "terminal_reply_value": terminal_reply_value if terminal_reply_value is not None else preset.get("terminal_reply_value"),
         "carry_games": carry_games if carry_games is not None else preset.get("carry_games", counts is not None),
+        "kernel": kernel if kernel is not None else preset.get("kernel"),
     }
     started = time.monotonic()
     results = run_stages(out, workers=workers, stages=stages, positions=_positions(positions),

@@ -62,6 +62,11 @@ from boardlab.nn.c4_qnet import ENCODINGS, QNet, is_own_mirror_view, make_qnet, 
 CHECKPOINT_FORMAT = "boardlab-c4-qnet"
 CHECKPOINT_VERSION = 1
 FUTURE_VALUES = ("best_known", "mean")
+#: the training kernels: NumPy on the torch parameters (the default, which the committed
+#: model and the documented tables were made with) or compiled whole games (:mod:`boardlab.nn.qlearning_kernel`)
+KERNELS = ("numpy", "compiled")
+#: the most games the compiled kernel plays per call (the progress callback runs between calls)
+COMPILED_BATCH = 200
 #: the largest network a config may ask for (weights and biases; 20 million are 80 MB), and the most hidden layers
 MAX_PARAMETERS = 20_000_000
 MAX_LAYERS = 32
@@ -87,6 +92,7 @@ _SCHEMA: dict[str, Any] = {
     # new keys (not in the study)
     "seed": (int, False),
     "terminal_reply_value": (str, False),
+    "kernel": (str, False),
     "description": (str, False),
 }
 
@@ -99,7 +105,9 @@ class QConfig:
     random choice), ``neural_storage.encoding`` (``"study"`` default, or
     ``"planes"``), ``neural_storage.hidden_neurons`` may also be a list (one
     size per hidden layer), ``terminal_reply_value`` (``"reward"`` default or
-    ``"zero"``, see the module docstring) and ``description`` (free text).
+    ``"zero"``, see the module docstring), ``kernel`` (``"numpy"`` default, or
+    ``"compiled"``: the same training in numba, whole games per call, see
+    :mod:`boardlab.nn.qlearning_kernel`) and ``description`` (free text).
     """
 
     rows: int = 6
@@ -119,6 +127,7 @@ class QConfig:
     encoding: str = "study"
     seed: int = 0
     terminal_reply_value: str = "reward"
+    kernel: str = "numpy"
     description: str = ""
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -135,6 +144,8 @@ class QConfig:
             "neural_storage": {"hidden_neurons": self.hidden[0] if len(self.hidden) == 1 else list(self.hidden), "encoding": self.encoding},
             "seed": self.seed,
             "terminal_reply_value": self.terminal_reply_value,
+            # written only when not the default: a NumPy run's config (and checkpoint) stays byte for byte what it was
+            **({"kernel": self.kernel} if self.kernel != "numpy" else {}),
             **({"description": self.description} if self.description else {}),
         }
 
@@ -222,6 +233,7 @@ def config_from_dict(data: Any, where: str = "config") -> QConfig:
         encoding=storage.get("encoding", "study"),
         seed=data.get("seed", 0),
         terminal_reply_value=data.get("terminal_reply_value", "reward"),
+        kernel=data.get("kernel", "numpy"),
         description=data.get("description", ""),
     )
     checks = [
@@ -236,6 +248,7 @@ def config_from_dict(data: Any, where: str = "config") -> QConfig:
         ("boltzmann_temperature", cfg.temperature > 0, "must be positive"),
         ("neural_storage.encoding", cfg.encoding in ENCODINGS, f"must be one of {', '.join(ENCODINGS)}"),
         ("terminal_reply_value", cfg.terminal_reply_value in ("reward", "zero"), "must be 'reward' or 'zero'"),
+        ("kernel", cfg.kernel in KERNELS, f"must be one of {', '.join(KERNELS)}, not {cfg.kernel!r}"),
     ]
     for key, ok, why in checks:
         if not ok:
@@ -403,6 +416,27 @@ class Learner:
             self.train_on(samples)
         self.games_played += 1
         return state.winner
+
+    def self_play_games(self, game, count: int) -> list[int]:
+        """``count`` training games by the config's kernel; their winners (0, 1, or -1 for a tie)."""
+        if self.cfg.kernel == "numpy":
+            return [self.self_play_game(game) for _ in range(count)]
+        compiled = self.__dict__.get("_compiled")
+        if compiled is None:
+            from boardlab.nn.qlearning_kernel import CompiledSelfPlay  # numba compiles (or loads its cache) on first use
+
+            compiled = self.__dict__["_compiled"] = CompiledSelfPlay(game, self.net)
+        # a fixed number of uniforms per game, used or not: the Generator's state after N games
+        # does not depend on how they were batched, so a resumed run continues bit for bit
+        uniforms = self.rng.random((count, self.cfg.rows * self.cfg.cols))
+        winners, done, diverged = compiled.play(self.cfg, uniforms)
+        self.games_played += done
+        if diverged:
+            raise TrainingDiverged(
+                f"the Q-network diverged (non-finite values) in game {self.games_played + 1}; "
+                f"learning_rate {self.cfg.learning_rate} is too large for it"
+            )
+        return [int(w) for w in winners]
 
     # --- checkpoints -----------------------------------------------------------
 
@@ -576,14 +610,18 @@ def agent_seeds(base: int, agents: int) -> list[int]:
     return seeds
 
 
-def new_runs(config_path: Path, runs_dir: Path, agents: int = 1, seed: int | None = None) -> list[tuple[Run, QConfig]]:
+def new_runs(config_path: Path, runs_dir: Path, agents: int = 1, seed: int | None = None,
+             kernel: str | None = None) -> list[tuple[Run, QConfig]]:
     """Make ``agents`` new run folders ``<config>-<n>`` (the next free numbers) for one config.
 
-    ``seed`` replaces the config's own seed as the base of :func:`agent_seeds`.
+    ``seed`` replaces the config's own seed as the base of :func:`agent_seeds`, and
+    ``kernel`` the config's ``kernel``.
     Each folder gets its config with its own seed before any training starts, so a
     batch killed at any point is resumed run by run (``--resume <config>``).
     """
     cfg = load_config(config_path)
+    if kernel is not None:
+        cfg = dataclasses.replace(cfg, kernel=check_kernel(kernel, "--kernel"))
     if seed is not None and not 0 <= seed < 2**63:
         raise BoardlabError(f"--seed must be an integer from 0 to 2**63 - 1, not {seed}")
     seeds = agent_seeds(cfg.seed if seed is None else seed, agents)
@@ -681,17 +719,29 @@ def list_runs(runs_dir: Path) -> list[Run]:
     return sorted(runs, key=lambda r: (r.config_name, int(_RUN_NAME.match(r.name).group("n")) if _RUN_NAME.match(r.name) else 0))
 
 
-def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learner], None] | None = None) -> Learner:
+def check_kernel(kernel: str, where: str) -> str:
+    if kernel not in KERNELS:
+        raise BoardlabError(f"{where} must be one of {', '.join(KERNELS)}, not {kernel!r}")
+    return kernel
+
+
+def train_run(run: Run, stop_after: int | None = None, on_game: Callable[[Learner], None] | None = None,
+              kernel: str | None = None) -> Learner:
     """Train ``run`` from its checkpoint (or from scratch) up to its ``games_to_play``.
 
     ``stop_after`` ends early at that many games played (as an interruption
     would, but at a checkpoint). A checkpoint is written every ``saving_rate``
-    games and at the end.
+    games and at the end. ``kernel``, when given, must be the run's own (the
+    one its checkpoint, or before the first one its config, names): the two
+    kernels draw different random streams, so switching would break the
+    bit-for-bit continuation.
     """
     if stop_after is not None and stop_after < 1:
         raise BoardlabError(f"a run can only stop after at least 1 game, not after {stop_after}")
+    if kernel is not None:
+        check_kernel(kernel, "--kernel")
     with _trainer_lock(run):
-        return _train_locked(run, stop_after, on_game)
+        return _train_locked(run, stop_after, on_game, kernel)
 
 
 @contextlib.contextmanager
@@ -711,13 +761,13 @@ def _trainer_lock(run: Run):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def train_run_job(path: str, stop_after: int | None = None) -> dict[str, Any]:
+def train_run_job(path: str, stop_after: int | None = None, kernel: str | None = None) -> dict[str, Any]:
     """Train the run at ``path`` to its end in a worker process; what happened, as a dict
     (``run``, ``path``, ``games_played``, ``games_to_play``, ``error``: the message of a run
     that diverged or failed, else None; ``diverged``), so that one bad run does not stop its batch."""
     run = Run(Path(path))
     try:
-        learner = train_run(run, stop_after=stop_after)
+        learner = train_run(run, stop_after=stop_after, kernel=kernel)
         return {"run": run.name, "path": str(run.path), "games_played": learner.games_played,
                 "games_to_play": learner.cfg.games_to_play, "error": None, "diverged": False}
     except BoardlabError as exc:
@@ -729,19 +779,25 @@ def train_run_job(path: str, stop_after: int | None = None) -> dict[str, Any]:
         return result
 
 
-def _train_locked(run: Run, stop_after: int | None, on_game: Callable[[Learner], None] | None) -> Learner:
+def _train_locked(run: Run, stop_after: int | None, on_game: Callable[[Learner], None] | None, kernel: str | None) -> Learner:
     torch.set_num_threads(1)  # tiny networks: threads cost more than they give, and the sums keep one order
     if run.checkpoint.exists():
-        learner = Learner.load(run.checkpoint)
+        learner, source = Learner.load(run.checkpoint), f"its checkpoint {run.checkpoint}"
     else:
-        learner = Learner.new(load_config(run.config_file))
+        learner, source = Learner.new(load_config(run.config_file)), f"its config {run.config_file}"
     cfg = learner.cfg
+    if kernel is not None and kernel != cfg.kernel:
+        raise BoardlabError(f"run {run.name} trains with the {cfg.kernel!r} kernel ({source} says so), not with "
+                            f"--kernel {kernel!r}: the kernels' random streams differ, so a run keeps the kernel it started with")
     game = cfg.game()
     goal = cfg.games_to_play if stop_after is None else min(stop_after, cfg.games_to_play)
     results = [0, 0, 0]
+    # the NumPy kernel plays one game per step (as it always did); the compiled one a batch up to the next checkpoint
+    batch = 1 if cfg.kernel == "numpy" else COMPILED_BATCH
     while learner.games_played < goal:
-        winner = learner.self_play_game(game)
-        results[winner if winner >= 0 else 2] += 1
+        next_save = (learner.games_played // cfg.saving_rate + 1) * cfg.saving_rate
+        for winner in learner.self_play_games(game, min(learner.games_played + batch, next_save, goal) - learner.games_played):
+            results[winner if winner >= 0 else 2] += 1
         if on_game is not None:
             on_game(learner)
         if learner.games_played % cfg.saving_rate == 0 or learner.games_played == goal:
