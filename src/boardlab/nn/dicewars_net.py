@@ -216,10 +216,10 @@ def mean_log_loss(model: nn.Module, x: np.ndarray, y: np.ndarray) -> float:
 
 def _derived(model: nn.Module, x: np.ndarray, batch: int = 4096) -> torch.Tensor:
     """``model.derive`` of every row, computed once (it has no weights)."""
-    with torch.inference_mode():
+    with torch.no_grad():  # not inference_mode: the result is trained on
         parts = [model.derive(torch.from_numpy(np.ascontiguousarray(x[s:s + batch], dtype=np.float32)))
                  for s in range(0, len(x), batch)]
-    return torch.cat(parts).clone() if parts else torch.zeros(0)
+    return torch.cat(parts) if parts else torch.zeros(0)
 
 
 class AreaShuffle:

@@ -362,6 +362,8 @@ class Learner:
     rng: np.random.Generator
     games_played: int = 0
     stats: list[dict[str, Any]] = field(default_factory=list)
+    #: the compiled kernel bound to ``net``, made on first use (no part of a checkpoint)
+    _compiled: Any = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def new(cls, cfg: QConfig) -> "Learner":
@@ -421,11 +423,11 @@ class Learner:
         """``count`` training games by the config's kernel; their winners (0, 1, or -1 for a tie)."""
         if self.cfg.kernel == "numpy":
             return [self.self_play_game(game) for _ in range(count)]
-        compiled = self.__dict__.get("_compiled")
-        if compiled is None:
+        if self._compiled is None:
             from boardlab.nn.qlearning_kernel import CompiledSelfPlay  # numba compiles (or loads its cache) on first use
 
-            compiled = self.__dict__["_compiled"] = CompiledSelfPlay(game, self.net)
+            self._compiled = CompiledSelfPlay(game, self.net)
+        compiled = self._compiled
         # a fixed number of uniforms per game, used or not: the Generator's state after N games
         # does not depend on how they were batched, so a resumed run continues bit for bit
         uniforms = self.rng.random((count, self.cfg.rows * self.cfg.cols))
