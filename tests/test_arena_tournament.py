@@ -12,7 +12,7 @@ from pathlib import Path
 
 import arena_toy
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -265,3 +265,21 @@ def test_cli_json_streams_games_then_a_summary(tmp_path):
     again = runner.invoke(app, args)  # the same command: nothing left to play
     last = json.loads(again.stdout.splitlines()[-1])
     assert len(again.stdout.splitlines()) == 1 and last["played"] == 0 and last["already_stored"] == 3
+
+
+@given(agents=st.integers(4, 7), boards=st.integers(1, 30), seed=st.integers(0, 2**31 - 1))
+@settings(max_examples=40, deadline=None)
+def test_rotations_under_test_seat_the_first_agent_in_every_game_and_keep_boards_seat_fair(agents, boards, seed):
+    schedule = make_schedule(agents, 4, boards, "rotations-under-test", seed)
+    assert len(schedule) == 4 * boards and [g.index for g in schedule] == list(range(4 * boards))
+    met = [0] * agents
+    for board in range(boards):
+        games = schedule[4 * board: 4 * board + 4]
+        assert len({g.seed for g in games}) == 1  # one board, one chance stream for every rotation
+        first = games[0].seats
+        assert 0 in first and len(set(first)) == 4
+        assert [g.seats for g in games] == [first[k:] + first[:k] for k in range(4)]
+        # as the course's script: an opponent the first agent has met least so far is always in the group
+        assert min(met[a] for a in first if a != 0) == min(met[1:])
+        for a in first:
+            met[a] += 1

@@ -242,8 +242,13 @@ def test_the_experiment_plays_every_measurement_and_pairs_them(tmp_path):
     out = CliRunner().invoke(app, args)
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
-    assert set(data["tournaments"]) == {"four-player", "duel", "paired-baseline", "paired-agent", "ablation:dw-emm:turns=1,moves=all"}
+    assert set(data["tournaments"]) == {"course", "course-baseline", "four-player", "duel", "paired-baseline", "paired-agent",
+                                        "ablation:dw-emm:turns=1,moves=all"}
     assert data["tournaments"]["four-player"]["games"] == 4 and data["tournaments"]["duel"]["games"] == 2
+    # graded as the course graded a student's bot: in every game, with three of the five reference bots
+    course = data["reports"]["course"]
+    assert data["tournaments"]["course"]["games"] == 4 and course["bots"][0]["games"] == 4
+    assert sum(row["games"] for row in course["bots"][1:]) == 12 and data["tournaments"]["course-baseline"]["agent"] == "dw-ste"
     assert data["tournaments"]["four-player"]["search"]["decisions"] > 0
     assert data["paired"]["paired-agent"]["games"] == 4
     again = json.loads(CliRunner().invoke(app, args).output)

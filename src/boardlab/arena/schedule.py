@@ -20,6 +20,10 @@ Formats, for ``A`` agents and ``K`` players per game:
   seat. With more agents than seats the group is picked as the course's script
   picks it: the agent with the fewest games so far, the opponent it has met
   least, then others at random (ties broken at random).
+* ``rotations-under-test``: ``rotations`` with the first agent in every group, as
+  the course's script does with ``--ai-under-test`` (how a student's bot was
+  graded): per board the first agent, the opponent it has met least, then
+  others at random.
 
 Within a group, game ``j`` seats the group rotated left by ``j mod K``
 (``A B``, ``B A``, ... for two players), so when ``games`` is a multiple of
@@ -36,7 +40,7 @@ import numpy as np
 from boardlab.core.errors import BoardlabError
 from boardlab.core.rng import derive_seed
 
-FORMATS = ("round-robin", "gauntlet", "random-seating", "rotations")
+FORMATS = ("round-robin", "gauntlet", "random-seating", "rotations", "rotations-under-test")
 
 
 @dataclass(frozen=True)
@@ -75,8 +79,8 @@ def make_schedule(num_agents: int, players: int, games: int, fmt: str, seed: int
         )
     if fmt == "gauntlet" and num_agents < 2:
         raise BoardlabError("a gauntlet needs at least two agents")
-    if fmt == "rotations":
-        return rotation_schedule(num_agents, players, games, seed)
+    if fmt in ("rotations", "rotations-under-test"):
+        return rotation_schedule(num_agents, players, games, seed, under_test=fmt == "rotations-under-test")
     seatings: list[tuple[int, ...]] = []
     if fmt == "random-seating":
         for index in range(games):
@@ -88,15 +92,16 @@ def make_schedule(num_agents: int, players: int, games: int, fmt: str, seed: int
     return [ScheduledGame(index, seats, derive_seed(seed, index)) for index, seats in enumerate(seatings)]
 
 
-def rotation_schedule(num_agents: int, players: int, boards: int, seed: int) -> list[ScheduledGame]:
-    """The ``rotations`` format: per board, every rotation of one group on one seed."""
+def rotation_schedule(num_agents: int, players: int, boards: int, seed: int, under_test: bool = False) -> list[ScheduledGame]:
+    """The ``rotations`` format: per board, every rotation of one group on one seed; with
+    ``under_test`` agent 0 is every group's pivot (``rotations-under-test``)."""
     played = [0] * num_agents
     met = np.zeros((num_agents, num_agents), dtype=np.int64)
     out: list[ScheduledGame] = []
     for board in range(boards):
         rng = np.random.default_rng(derive_seed(seed, "board-group", board))
         fewest = min(played)
-        pivot = int(rng.choice([a for a in range(num_agents) if played[a] == fewest]))
+        pivot = 0 if under_test else int(rng.choice([a for a in range(num_agents) if played[a] == fewest]))
         group = [pivot]
         if players > 1:
             others = [a for a in range(num_agents) if a != pivot]

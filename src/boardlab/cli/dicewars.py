@@ -111,13 +111,13 @@ def emm(
     store_path: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite); default: the arena's.")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Parallel workers; default: the CPU cores.")] = None,
     markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the tables (Markdown) to this file.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: tournaments {four-player, duel, paired-baseline, "
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: tournaments {course, course-baseline, four-player, duel, paired-baseline, "
                                            "paired-agent, ablation:SPEC: {agent, games, wins, win_rate, win_low, win_high, search, "
                                            "tournament}}, paired {paired-agent, ablation:SPEC: {agent, games, boards, base_wins, wins, "
                                            "base_rate, rate, difference, low, high, games_changed}}, played, seconds, store, "
                                            "reports (each tournament's full report, as dicewars-tournament --json gives it).")] = False,
 ) -> None:
-    """Measure a Dice Wars agent (dw-emm) against the course's reference bots: 4-player, duel vs dw-ste, paired test, ablations.
+    """Measure a Dice Wars agent (dw-emm) against the course's reference bots: graded as the course graded a student's bot, 4-player against the strongest three, duel vs dw-ste, paired test, ablations.
 
     Resumable: the same command again plays only the games missing from the store.
     """

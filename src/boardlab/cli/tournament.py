@@ -97,13 +97,14 @@ def tournament(
         10, "--games", "-n",
         help="round-robin and gauntlet: games per group of K agents (per unordered pairing for two players), "
         "seatings rotated game by game (A B, B A, ...), so each agent sits in every seat equally often "
-        "when N is a multiple of K. random-seating: N games in all. rotations: N boards, K games each.",
+        "when N is a multiple of K. random-seating: N games in all. rotations, rotations-under-test: N boards, K games each.",
     ),
     fmt: str = typer.Option(
         "round-robin", "--format", "-f",
         help="round-robin: every group of K agents; gauntlet: the first agent with every group of K-1 others; "
         "random-seating: N games, each with K agents drawn and seated at random. "
-        "rotations (seat-fair): per board one group in every rotation, the same seed (board and chance) for all.",
+        "rotations (seat-fair): per board one group in every rotation, the same seed (board and chance) for all; "
+        "rotations-under-test: the same with the first agent in every group (the Dice Wars course's --ai-under-test).",
     ),
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Tournament seed; game i is played with seed derive_seed(S, i)."),
     store_path: Optional[Path] = typer.Option(

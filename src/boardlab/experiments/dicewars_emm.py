@@ -1,9 +1,15 @@
 """``dw-emm`` measured against the Dice Wars course's reference bots (issue 18).
 
-Three seat-fair measurements, all in the arena's resumable store with the course's rotations
+Seat-fair measurements, all in the arena's resumable store with the course's rotations
 (per board every rotation of one group, on one seed, so the same map, deal and chance stream):
 
-* **four-player**: ``dw-emm`` with dt.ste, dt.sdc and dt.wpm_c, the strongest three reference bots;
+* **course**: the agent graded as the course graded a student's bot (its script's
+  ``--ai-under-test``): in every game, with three of the course's five reference bots (dt.ste,
+  dt.sdc, dt.wpm_c, the template, dt.rand), the one it has met least among them. **course-baseline**
+  is dt.ste graded the same way against the other four, the like-for-like reference for the
+  course's own tournament, where dt.ste won 47.8 %;
+* **four-player**: ``dw-emm`` with dt.ste, dt.sdc and dt.wpm_c, the strongest three reference bots
+  in every game (a harder table than the course's);
 * **duel**: ``dw-emm`` against ``dw-ste``, two players, seats rotated (the first player wins about
   70 % of duels between reference bots, so every board is played from both seats);
 * **paired**: the agent in place of dt.ste. Two tournaments with the same opponents (dt.sdc,
@@ -22,7 +28,7 @@ from typing import Any, Callable, Sequence
 from boardlab.arena.store import GameResult, ResultStore
 from boardlab.arena.tournament import TournamentConfig
 from boardlab.core.errors import BoardlabError
-from boardlab.experiments.dicewars_tournament import configure, full_report, run
+from boardlab.experiments.dicewars_tournament import COURSE_RESULT, DEFAULT_AGENTS, configure, full_report, run
 
 FOUR_OPPONENTS = ("dw-ste", "dw-sdc", "dw-wpm")
 PAIRED_OPPONENTS = ("dw-sdc", "dw-wpm", "dw-stei")
@@ -33,6 +39,10 @@ def configs(agent: str, boards: int, seed: int, ablations: Sequence[str] = (), d
             game: str = "dicewars") -> dict[str, TournamentConfig]:
     """Every tournament of the experiment, by name (``ablation:SPEC`` for each ablation)."""
     out = {
+        "course": configure(boards, (agent, *DEFAULT_AGENTS), 4, seed, game, fmt="rotations-under-test"),
+        # dt.ste against the other four bots, as it played in the course's tournament
+        "course-baseline": configure(boards, (BASELINE, *(a for a in DEFAULT_AGENTS if a != BASELINE)), 4, seed, game,
+                                     fmt="rotations-under-test"),
         "four-player": configure(boards, (agent, *FOUR_OPPONENTS), 4, seed, game),
         "duel": configure(duel_boards or boards, (agent, BASELINE), 2, seed, game),
         "paired-baseline": configure(boards, (BASELINE, *PAIRED_OPPONENTS), 4, seed, game),
@@ -123,6 +133,10 @@ def markdown(result: dict[str, Any]) -> str:
         rate = "" if row["win_rate"] is None else (f"{100 * row['win_rate']:.1f} % ({100 * row['win_low']:.1f}–"
                                                    f"{100 * row['win_high']:.1f})")
         lines.append(f"| {name} | {row['agent']} | {row['games']} | {row['wins']} | {rate} | {ms} | {nodes} |")
+    if "course" in result["tournaments"]:
+        lines += ["", f"course: the agent in every game with three of {', '.join(DEFAULT_AGENTS)} (the course's "
+                  f"--ai-under-test); course-baseline: {BASELINE} the same way against the other four. In the course's "
+                  f"own tournament dt.ste won {100 * COURSE_RESULT[BASELINE]:.1f} %."]
     lines += ["", "| in place of dt.ste | games | dt.ste's wins | its wins | difference (95 %) |",
               "| --- | ---: | ---: | ---: | --- |"]
     for name, p in result["paired"].items():
