@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from boardlab.core.errors import BoardlabError
 from boardlab.experiments.c4_stages import STUDY_BASE, run_stages, stage_variants, tables_markdown
 
 
@@ -109,3 +112,41 @@ def test_cli_scale_presets_and_explicit_options_over_them(tmp_path: Path) -> Non
     assert found["base"]["terminal_reply_value"] == "zero" and found["carry_games"] is True
     assert found["wall_seconds"] >= 0 and json.loads((tmp_path / "results.json").read_text())["scale"] == "fast"
     assert (tmp_path / "tables.md").read_text().startswith("**Stage 1: all play all**")
+
+
+def _tiny_base() -> dict:
+    base = json.loads(json.dumps(STUDY_BASE))
+    base.update({"board": {"rows": 4, "cols": 4}, "needed_to_win": 3})
+    return base
+
+
+def test_stage_seven_tries_the_planes_encoding_at_each_learning_rate(tmp_path: Path) -> None:
+    variants = stage_variants(7)
+    assert [suffix for suffix, _ in variants] == ["study", "planes_0.001", "planes_0.01", "planes_0.05", "planes_0.1"]
+    configs = []
+    for _, change in variants:
+        cfg = json.loads(json.dumps(STUDY_BASE))
+        change(cfg)
+        configs.append(cfg)
+    assert configs[0] == STUDY_BASE  # the carried network, encoding untouched
+    assert [(c["neural_storage"]["encoding"], c["learning_rate"]) for c in configs[1:]] == [("planes", lr) for lr in (0.001, 0.01, 0.05, 0.1)]
+    assert all(c["neural_storage"]["hidden_neurons"] == 50 for c in configs)
+    with pytest.raises(BoardlabError, match="stages must be 1 to 7"):
+        run_stages(tmp_path, stages=8, log=lambda line: None)
+
+    results = run_stages(tmp_path, agents=1, eval_games=2, stages=7, base=_tiny_base(), log=lambda line: None,
+                         stage_one_games=[2, 4], carry_games=True)
+    assert [s["stage"] for s in results["stages"]] == list(range(1, 8))
+    six, seven = results["stages"][5:]
+    assert {row["config"] for row in seven["with_random"]} == {f"stage_seven_{suffix}" for suffix, _ in variants}
+    assert seven["chosen"] == max(seven["score"], key=seven["score"].get)
+
+    def trained(config_name: str) -> dict:
+        cfg = json.loads((tmp_path / "runs" / f"{config_name}-1" / "config.json").read_text())
+        del cfg["seed"]
+        return cfg
+
+    assert trained("stage_seven_study") == trained(six["chosen"])  # stage 6's winner as it is
+    assert trained("stage_seven_planes_0.01")["neural_storage"]["encoding"] == "planes"
+    assert results["final_config"] == trained(seven["chosen"])
+    assert "**Stage 7 (not in the study)" in tables_markdown(results)

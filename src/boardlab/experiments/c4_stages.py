@@ -7,7 +7,9 @@ Each stage varies one part of the configuration of the previous stage's best:
 3. Boltzmann temperature 0.5, 1, 1.5, 2;
 4. discount factor 0, 0.25, 0.5, 0.75, 1;
 5. learning rate 0.001, 0.01, 0.05, 0.1;
-6. the six reward sets of table 6.11.
+6. the six reward sets of table 6.11;
+7. optional and not in the study (``--stages 7``): the state encoding, the carried
+   network against the planes encoding at each learning rate of stage 5.
 
 Several agents (runs with different seeds) are trained per configuration and
 ranked both ways (:mod:`boardlab.experiments.c4_rl`). The best configuration of
@@ -66,7 +68,10 @@ REWARD_SETS = {  # table 6.11
     6: {"win": 2, "loss": -5, "tie": 0, "each_move": 0},
 }
 
-STAGE_NAMES = ["one", "two", "three", "four", "five", "six"]
+STAGE_NAMES = ["one", "two", "three", "four", "five", "six", "seven"]
+
+#: the learning rates of stage 5, tried again with the planes encoding in stage 7
+LEARNING_RATES = (0.001, 0.01, 0.05, 0.1)
 
 
 def _set(path: str, value: Any) -> Callable[[dict], None]:
@@ -89,10 +94,28 @@ def stage_variants(stage: int) -> list[tuple[str, Callable[[dict], None]]]:
     if stage == 4:
         return [(f"{g:.2f}", _set("discount_factor", g)) for g in (0.0, 0.25, 0.5, 0.75, 1.0)]
     if stage == 5:
-        return [(str(lr), _set("learning_rate", lr)) for lr in (0.001, 0.01, 0.05, 0.1)]
+        return [(str(lr), _set("learning_rate", lr)) for lr in LEARNING_RATES]
     if stage == 6:
         return [(str(n), _set("rewards", dict(r))) for n, r in REWARD_SETS.items()]
+    if stage == 7:
+        # a ReLU planes network and the study's sigmoid one want different step sizes, so the
+        # planes encoding gets its rate chosen again, as stage 5 chose the study network's;
+        # comparing it at the carried rate only would judge the encoding by a rate not made for it
+        planes = [(f"planes_{lr}", _planes(lr)) for lr in LEARNING_RATES]
+        return [("study", _keep), *planes]
     raise ValueError(f"stage {stage}")
+
+
+def _keep(cfg: dict) -> None:
+    """The carried configuration, encoding included, as it is."""
+
+
+def _planes(learning_rate: float) -> Callable[[dict], None]:
+    def apply(cfg: dict) -> None:
+        cfg.setdefault("neural_storage", {})["encoding"] = "planes"
+        cfg["learning_rate"] = learning_rate
+
+    return apply
 
 
 @dataclass
@@ -182,7 +205,8 @@ def run_stages(
     carry_games: bool = False,
     kernel: str | None = None,
 ) -> dict[str, Any]:
-    """Train and rank every stage; results go to ``out/results.json`` (re-running resumes).
+    """Train and rank stages 1..``stages`` (6: the study's; 7 adds the encoding stage); results go
+    to ``out/results.json`` (re-running resumes).
 
     Stage 1 ranks the snapshots of runs of its longest game count: by default
     ``0, games/8, games/4, games/2, games``; with ``stage_one_games`` those counts (the
@@ -193,6 +217,8 @@ def run_stages(
     train that many games (the study's procedure); otherwise only the method is
     chosen (at the longest count) and later stages train ``games``.
     """
+    if not 1 <= stages <= len(STAGE_NAMES):
+        raise BoardlabError(f"stages must be 1 to {len(STAGE_NAMES)} (7: the encoding stage, not in the study), not {stages}")
     base = json.loads(json.dumps(base or STUDY_BASE))
     if stage_one_games is None:
         if games < 8:
@@ -307,6 +333,9 @@ def tables_markdown(results: dict[str, Any]) -> str:
             lines.append("**Stage 6: the reward sets compared (the study's table 6.11)**\n")
             lines.append(reward_sets_table())
             lines.append("")
+        if stage == 7:
+            lines.append("**Stage 7 (not in the study): the state encoding, the carried network against the planes "
+                         "encoding at each learning rate of stage 5**\n")
         for key, title in (("all_play_all", "all play all"), ("with_random", f"against random, {results['eval_games']} games per seat")):
             lines.append(f"**Stage {stage}: {title}**\n")
             graded = all("optimal_mean" in row for row in summary[key])
