@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from boardlab.core.errors import BoardlabError
 from boardlab.experiments.c4_stages import STUDY_BASE, run_stages, stage_variants, tables_markdown
 
 
@@ -109,3 +112,125 @@ def test_cli_scale_presets_and_explicit_options_over_them(tmp_path: Path) -> Non
     assert found["base"]["terminal_reply_value"] == "zero" and found["carry_games"] is True
     assert found["wall_seconds"] >= 0 and json.loads((tmp_path / "results.json").read_text())["scale"] == "fast"
     assert (tmp_path / "tables.md").read_text().startswith("**Stage 1: all play all**")
+
+
+def _tiny_base() -> dict:
+    base = json.loads(json.dumps(STUDY_BASE))
+    base.update({"board": {"rows": 4, "cols": 4}, "needed_to_win": 3})
+    return base
+
+
+def test_stage_seven_tries_the_planes_encoding_at_each_learning_rate(tmp_path: Path) -> None:
+    variants = stage_variants(7)
+    assert [suffix for suffix, _ in variants] == ["study", "planes_0.001", "planes_0.01", "planes_0.05", "planes_0.1"]
+    configs = []
+    for _, change in variants:
+        cfg = json.loads(json.dumps(STUDY_BASE))
+        change(cfg)
+        configs.append(cfg)
+    assert configs[0] == STUDY_BASE  # the carried network, encoding untouched
+    assert [(c["neural_storage"]["encoding"], c["learning_rate"]) for c in configs[1:]] == [("planes", lr) for lr in (0.001, 0.01, 0.05, 0.1)]
+    assert all(c["neural_storage"]["hidden_neurons"] == 50 for c in configs)
+    with pytest.raises(BoardlabError, match="stages must be 1 to 7"):
+        run_stages(tmp_path, stages=8, log=lambda line: None)
+
+    results = run_stages(tmp_path, agents=1, eval_games=2, stages=7, base=_tiny_base(), log=lambda line: None,
+                         stage_one_games=[2, 4], carry_games=True)
+    assert [s["stage"] for s in results["stages"]] == list(range(1, 8))
+    six, seven = results["stages"][5:]
+    assert {row["config"] for row in seven["with_random"]} == {f"stage_seven_{suffix}" for suffix, _ in variants}
+    assert seven["chosen"] == max(seven["score"], key=seven["score"].get)
+
+    def trained(config_name: str) -> dict:
+        cfg = json.loads((tmp_path / "runs" / f"{config_name}-1" / "config.json").read_text())
+        del cfg["seed"]
+        return cfg
+
+    assert trained("stage_seven_study") == trained(six["chosen"])  # stage 6's winner as it is
+    assert trained("stage_seven_planes_0.01")["neural_storage"]["encoding"] == "planes"
+    assert results["final_config"] == trained(seven["chosen"])
+    assert "**Stage 7 (not in the study)" in tables_markdown(results)
+
+
+def _count_rankings(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    from boardlab.experiments import c4_stages
+
+    calls = {"all_play_all": 0, "with_random": 0}
+
+    def counted(name: str):
+        real = getattr(c4_stages, name)
+
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    for name in calls:
+        monkeypatch.setattr(c4_stages, name, counted(name))
+    return calls
+
+
+TINY = {"agents": 1, "stages": 3, "stage_one_games": [2, 4], "carry_games": True}
+
+
+def test_a_rerun_reuses_each_ranking_made_on_the_same_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = _tiny_base()
+    first = run_stages(tmp_path, eval_games=3, base=base, log=lambda line: None, **TINY)
+    assert all(len(s["key"]) == 16 for s in first["stages"]) and len({s["key"] for s in first["stages"]}) == 3
+    calls = _count_rankings(monkeypatch)
+    logs: list[str] = []
+    again = run_stages(tmp_path, eval_games=3, base=base, log=logs.append, **TINY)
+    assert calls == {"all_play_all": 0, "with_random": 0}
+    assert again == first
+    assert [line for line in logs if "reused" in line] == [f"stage {n}: ranking reused from results.json" for n in (1, 2, 3)]
+    # an agent newly marked diverged changes its stage's inputs (and only that stage's)
+    chosen_two = again["stages"][1]["chosen"]
+    (tmp_path / "runs" / f"{chosen_two}-1" / "diverged.json").write_text('{"message": "test"}\n')
+    logs.clear()
+    marked = run_stages(tmp_path, eval_games=3, base=base, log=logs.append, **TINY)
+    # (the flag changes no move, so stage 2 keeps its winner and stage 3 its inputs)
+    assert logs == ["stage 1: ranking reused from results.json", "stage 2: ranking 5 agents", "stage 3: ranking reused from results.json"]
+    assert marked["stages"][1]["diverged"] == [f"{chosen_two}-1"] and marked["stages"][1]["key"] != first["stages"][1]["key"]
+    # other games against random: every stage is ranked again
+    calls.update(all_play_all=0, with_random=0)
+    more = run_stages(tmp_path, eval_games=4, base=base, log=lambda line: None, **TINY)
+    assert calls == {"all_play_all": 3, "with_random": 3}
+    assert all(row["agents"][0]["games"] == 8 for row in more["stages"][0]["with_random"])
+    assert not {s["key"] for s in more["stages"]} & {s["key"] for s in marked["stages"]}
+
+
+def test_an_unreadable_or_old_results_file_is_ranked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = _tiny_base()
+    first = run_stages(tmp_path, eval_games=3, base=base, log=lambda line: None, **TINY)
+    results = tmp_path / "results.json"
+    old = json.loads(results.read_text())
+    for summary in old["stages"]:
+        del summary["key"]
+    bad_score = json.loads(results.read_text())
+    bad_score["stages"][1]["score"] = {"stage_two_nonesuch": 100.0}  # hand-edited: its key no longer tells the truth
+    calls = _count_rankings(monkeypatch)
+    for content, said in ((b"\x00\xffnot json{", "could not be read"), (b'["a list"]', "could not be read"),
+                          (b'{"stages": 7}', "could not be read"), (json.dumps(old).encode(), "no ranking keys"),
+                          (json.dumps(bad_score).encode(), None)):
+        results.write_bytes(content)
+        calls.update(all_play_all=0, with_random=0)
+        logs: list[str] = []
+        again = run_stages(tmp_path, eval_games=3, base=base, log=logs.append, **TINY)
+        assert again == first
+        if said is None:
+            assert calls == {"all_play_all": 1, "with_random": 1}  # stage 2 only
+        else:
+            assert calls == {"all_play_all": 3, "with_random": 3}
+            assert len([line for line in logs if said in line and "every stage is ranked again" in line]) == 1
+
+
+def test_the_ranking_key_follows_the_grading_positions() -> None:
+    from boardlab.experiments.c4_stages import _positions_digest, ranking_key
+    from boardlab.solvers.grading import load_grading_set
+
+    positions = load_grading_set()
+    # by content: the same positions in a new list match, one position fewer does not
+    keys = {ranking_key(1, [], 10, 1, digest) for digest in
+            (None, _positions_digest(positions), _positions_digest(positions[1:]), _positions_digest(list(positions)))}
+    assert len(keys) == 3

@@ -225,7 +225,7 @@ recipe = Recipe(
 
 
 def stages(
-    out: Annotated[Path, typer.Option("--out", help="Folder for runs/, results.json, tables.md and stage_one.png; re-running resumes.")] = Path("runs/c4-stages"),
+    out: Annotated[Path, typer.Option("--out", help="Folder for runs/, results.json, tables.md and stage_one.png; re-running resumes (finished runs and the rankings of unchanged stages are kept).")] = Path("runs/c4-stages"),
     scale: Annotated[Optional[str], typer.Option("--scale", help="A preset: 'study' (5 agents, stage 1 at 5k-150k games, 1000 games per seat against random, the listing's update rule, later stages at stage 1's choice: hours on many cores) or 'fast' (the same procedure in a minute or two, for CI). Options given explicitly override it.", show_default=False)] = None,
     games: Annotated[Optional[int], typer.Option("--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2 unless --stage-one-games). Default 1000.", show_default=False)] = None,
     stage_one_games: Annotated[Optional[str], typer.Option("--stage-one-games", help="Stage 1's game counts, comma-separated (the study: 5000,10000,50000,100000,150000); runs of the largest are ranked at each count.", show_default=False)] = None,
@@ -236,12 +236,12 @@ def stages(
     workers: Annotated[int, typer.Option("--workers", min=1, help="Runs trained at once (one process each), as train c4-qlearning --agents N --workers W.")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool) or 'ray' (a local Ray instance).")] = "process",
     seed: Annotated[int, typer.Option("--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning --agents N --seed SEED.")] = 0,
-    stages: Annotated[int, typer.Option("--stages", min=1, max=6, help="Run stages 1..STAGES.")] = 6,
+    stages: Annotated[int, typer.Option("--stages", min=1, max=7, help="Run stages 1..STAGES. 6 is the study's; 7 adds an encoding stage that is not in the study (the carried network against the planes encoding at each learning rate of stage 5).")] = 6,
     kernel: Annotated[Optional[str], typer.Option("--kernel", help="Training kernel of every run: 'numpy' or 'compiled' (numba, several times faster, another random stream). Default: 'numpy', 'compiled' with --scale study. Re-running must keep the kernel the runs started with.", show_default=False)] = None,
     positions: Positions = None,
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, seed, stage_one_games, carry_games, base, stages [{stage, all_play_all, with_random, score, chosen, diverged}], reward_sets (table 6.11, with stage 6: [{set, win, loss, tie, each_move}]), final_config, scale, wall_seconds.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, seed, stage_one_games, carry_games, base, stages [{stage, key (digest of the ranking's inputs: a re-run on equal ones reuses it), all_play_all, with_random, score, chosen, diverged}], reward_sets (table 6.11, with --stages 6 or 7: [{set, win, loss, tie, each_move}]), final_config, scale, wall_seconds.")] = False,
 ) -> None:
-    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards), each configured from the previous stage's winner."""
+    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards), each configured from the previous stage's winner; --stages 7 adds the state encoding, which the study did not compare."""
     import time
 
     from boardlab.experiments.c4_stages import PRESETS, run_stages, write_reports

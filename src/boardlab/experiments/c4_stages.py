@@ -7,7 +7,9 @@ Each stage varies one part of the configuration of the previous stage's best:
 3. Boltzmann temperature 0.5, 1, 1.5, 2;
 4. discount factor 0, 0.25, 0.5, 0.75, 1;
 5. learning rate 0.001, 0.01, 0.05, 0.1;
-6. the six reward sets of table 6.11.
+6. the six reward sets of table 6.11;
+7. optional and not in the study (``--stages 7``): the state encoding, the carried
+   network against the planes encoding at each learning rate of stage 5.
 
 Several agents (runs with different seeds) are trained per configuration and
 ranked both ways (:mod:`boardlab.experiments.c4_rl`). The best configuration of
@@ -24,10 +26,16 @@ Scaling by hand (the study trained 5 agents per configuration for 5k-150k games)
 where the shorter trainings are the snapshots of the longest one (0: the initial network) (a run of N
 games with the same seed is bit-for-bit that snapshot). Later stages keep
 ``games`` whatever stage 1 found, so that their cost stays fixed.
+
+Re-running resumes the training and also the rankings: each stage's summary in
+``results.json`` carries a ``key``, a digest of everything its ranking depends on
+(the agents and where each was loaded from, ``eval_games``, the seed, the grading
+positions), and a stage whose key is already there is not ranked again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -66,7 +74,10 @@ REWARD_SETS = {  # table 6.11
     6: {"win": 2, "loss": -5, "tie": 0, "each_move": 0},
 }
 
-STAGE_NAMES = ["one", "two", "three", "four", "five", "six"]
+STAGE_NAMES = ["one", "two", "three", "four", "five", "six", "seven"]
+
+#: the learning rates of stage 5, tried again with the planes encoding in stage 7
+LEARNING_RATES = (0.001, 0.01, 0.05, 0.1)
 
 
 def _set(path: str, value: Any) -> Callable[[dict], None]:
@@ -89,10 +100,28 @@ def stage_variants(stage: int) -> list[tuple[str, Callable[[dict], None]]]:
     if stage == 4:
         return [(f"{g:.2f}", _set("discount_factor", g)) for g in (0.0, 0.25, 0.5, 0.75, 1.0)]
     if stage == 5:
-        return [(str(lr), _set("learning_rate", lr)) for lr in (0.001, 0.01, 0.05, 0.1)]
+        return [(str(lr), _set("learning_rate", lr)) for lr in LEARNING_RATES]
     if stage == 6:
         return [(str(n), _set("rewards", dict(r))) for n, r in REWARD_SETS.items()]
+    if stage == 7:
+        # a ReLU planes network and the study's sigmoid one want different step sizes, so the
+        # planes encoding gets its rate chosen again, as stage 5 chose the study network's;
+        # comparing it at the carried rate only would judge the encoding by a rate not made for it
+        planes = [(f"planes_{lr}", _planes(lr)) for lr in LEARNING_RATES]
+        return [("study", _keep), *planes]
     raise ValueError(f"stage {stage}")
+
+
+def _keep(cfg: dict) -> None:
+    """The carried configuration, encoding included, as it is."""
+
+
+def _planes(learning_rate: float) -> Callable[[dict], None]:
+    def apply(cfg: dict) -> None:
+        cfg.setdefault("neural_storage", {})["encoding"] = "planes"
+        cfg["learning_rate"] = learning_rate
+
+    return apply
 
 
 @dataclass
@@ -182,7 +211,9 @@ def run_stages(
     carry_games: bool = False,
     kernel: str | None = None,
 ) -> dict[str, Any]:
-    """Train and rank every stage; results go to ``out/results.json`` (re-running resumes).
+    """Train and rank stages 1..``stages`` (6: the study's; 7 adds the encoding stage); results go
+    to ``out/results.json`` (re-running resumes, and a stage ranked before on the same inputs is not
+    ranked again).
 
     Stage 1 ranks the snapshots of runs of its longest game count: by default
     ``0, games/8, games/4, games/2, games``; with ``stage_one_games`` those counts (the
@@ -193,6 +224,8 @@ def run_stages(
     train that many games (the study's procedure); otherwise only the method is
     chosen (at the longest count) and later stages train ``games``.
     """
+    if not 1 <= stages <= len(STAGE_NAMES):
+        raise BoardlabError(f"stages must be 1 to {len(STAGE_NAMES)} (7: the encoding stage, not in the study), not {stages}")
     base = json.loads(json.dumps(base or STUDY_BASE))
     if stage_one_games is None:
         if games < 8:
@@ -215,6 +248,11 @@ def run_stages(
                                "stage_one_games": ([0] if with_zero else []) + counts, "carry_games": carry_games,
                                "base": base, "stages": []}
     runs_dir = out / "runs"
+    previous = _previous_rankings(out, log)
+    grading = _positions_digest(positions)
+
+    def ranked(stage: int, sources: list[_Source]) -> dict[str, Any]:
+        return _ranked(stage, sources, eval_games, log, positions, grading, previous)
 
     def jobs_for(name: str, cfg: dict) -> list[Job]:
         config_from_dict(cfg, name)  # validate before spending time
@@ -228,26 +266,27 @@ def run_stages(
         cfg["estimated_optimal_future_value"] = method
         jobs += jobs_for(f"stage_one_{method}", cfg)
     _train_all(jobs, workers, log, backend)
-    stage_agents = []
+    sources = []
     for job in jobs:
         run = Run(Path(job.run_path))
         snaps = dict(run.snapshots())
+        diverged = (run.path / "diverged.json").exists()
         for g in counts:
+            name, config_name = f"{run.name}@{g}", f"{job.config_name}_{g}"
             if g in snaps:
-                agent = TrainedAgent.from_checkpoint(snaps[g], f"{run.name}@{g}", f"{job.config_name}_{g}")
-                agent.diverged = (run.path / "diverged.json").exists() and g == longest
+                flag = diverged and g == longest
+                sources.append(_Source({"name": name, "config": config_name, **_trained(run, out), "snapshot": g, "diverged": flag},
+                                       partial(_from_snapshot, snaps[g], name, config_name, flag)))
             elif g == longest:  # a run that diverged earlier: its last checkpoint (or initial network)
-                agent = TrainedAgent.from_run(run)
-                agent.name, agent.config_name = f"{run.name}@{g}", f"{job.config_name}_{g}"
-            else:
-                continue
-            stage_agents.append(agent)
+                sources.append(_Source({"name": name, "config": config_name, **_trained(run, out),
+                                        "games": run.games_played(), "diverged": diverged},
+                                       partial(_from_run, run, name, config_name)))
     if with_zero:  # games 0: the initial networks of the same seeds, the baseline every row is measured against
         for job in jobs:
-            with torch.random.fork_rng(devices=[]):
-                learner = Learner.new(config_from_dict(job.config, job.config_name))
-            stage_agents.append(TrainedAgent(f"{Path(job.run_path).name}@0", f"{job.config_name}_0", learner.cfg, q_function(learner.net)))
-    results["stages"].append(_rank_stage(1, stage_agents, eval_games, log, positions))
+            name, config_name = f"{Path(job.run_path).name}@0", f"{job.config_name}_0"
+            sources.append(_Source({"name": name, "config": config_name, "initial": job.config, "diverged": False},
+                                   partial(_initial, job.config, name, config_name)))
+    results["stages"].append(ranked(1, sources))
     score = results["stages"][0]["score"]
     if carry_games:
         chosen = max((f"stage_one_{m}_{g}" for m in ("best_known", "mean") for g in counts if f"stage_one_{m}_{g}" in score),
@@ -272,8 +311,7 @@ def run_stages(
             names[name] = cfg
             jobs += jobs_for(name, cfg)
         _train_all(jobs, workers, log, backend)
-        stage_agents = [TrainedAgent.from_run(Run(Path(j.run_path))) for j in jobs]
-        summary = _rank_stage(stage, stage_agents, eval_games, log, positions)
+        summary = ranked(stage, [_run_source(Run(Path(j.run_path)), out) for j in jobs])
         chosen = max(summary["score"], key=summary["score"].get)
         summary["chosen"] = chosen
         current = names[chosen]
@@ -286,10 +324,112 @@ def run_stages(
     return results
 
 
-def _rank_stage(stage: int, agents: list[TrainedAgent], eval_games: int, log: Callable[[str], None], positions: list | None = None) -> dict[str, Any]:
+@dataclass
+class _Source:
+    """An agent to rank: what it is (its part of the stage's ranking key) and how to load it,
+    so that a stage whose ranking is reused builds no network."""
+
+    describe: dict[str, Any]
+    load: Callable[[], TrainedAgent]
+
+
+def _trained(run: Run, out: Path) -> dict[str, Any]:
+    # the path relative to out and the config, not file times, so that a copied folder still matches
+    return {"run": run.path.relative_to(out).as_posix(), "trained": json.loads(run.config_file.read_text(encoding="utf-8"))}
+
+
+def _from_snapshot(path: Path, name: str, config_name: str, diverged: bool) -> TrainedAgent:
+    agent = TrainedAgent.from_checkpoint(path, name, config_name)
+    agent.diverged = diverged
+    return agent
+
+
+def _from_run(run: Run, name: str, config_name: str) -> TrainedAgent:
+    agent = TrainedAgent.from_run(run)
+    agent.name, agent.config_name = name, config_name
+    return agent
+
+
+def _initial(config: dict, name: str, config_name: str) -> TrainedAgent:
+    with torch.random.fork_rng(devices=[]):
+        learner = Learner.new(config_from_dict(config, config_name))
+    return TrainedAgent(name, config_name, learner.cfg, q_function(learner.net))
+
+
+def _run_source(run: Run, out: Path) -> _Source:
+    """A run's latest checkpoint (its initial network if it diverged before the first one)."""
+    diverged = (run.path / "diverged.json").exists()
+    return _Source({"name": run.name, "config": run.config_name, **_trained(run, out),
+                    "games": run.games_played(), "diverged": diverged},
+                   partial(TrainedAgent.from_run, run))
+
+
+def _positions_digest(positions: list | None) -> str | None:
+    """The grading set's content (not its file name), so that an edited set is graded again."""
+    if positions is None:
+        return None
+    digest = hashlib.sha256()
+    for position in positions:
+        line = position.to_line() if hasattr(position, "to_line") else repr(position)
+        digest.update(line.encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+#: bump when the rankings change for the same inputs (the games played, the scores), so old keys stop matching
+RANKING_VERSION = 1
+
+
+def ranking_key(stage: int, agents: list[dict[str, Any]], eval_games: int, seed: int, positions_digest: str | None) -> str:
+    """A digest of everything a stage's ranking depends on (the agents in order: their seats'
+    random streams follow their places)."""
+    inputs = {"version": RANKING_VERSION, "stage": stage, "agents": agents, "eval_games": eval_games, "seed": seed,
+              "positions": positions_digest}
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()[:16]
+
+
+def _previous_rankings(out: Path, log: Callable[[str], None]) -> dict[str, dict[str, Any]]:
+    """The stage summaries of an earlier ``results.json`` by key; nothing (and one line saying
+    why) when it is unreadable or older than the keys, since then the rankings are simply redone."""
+    path = out / "results.json"
+    if not path.exists():
+        return {}
+    try:
+        found = {s["key"]: s for s in json.loads(path.read_text(encoding="utf-8"))["stages"]
+                 if isinstance(s, dict) and isinstance(s.get("key"), str)}
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        log(f"{path} could not be read ({type(e).__name__}: {e}): every stage is ranked again")
+        return {}
+    if not found:
+        log(f"{path} has no ranking keys (written before rankings carried one): every stage is ranked again")
+    return found
+
+
+def _fits(summary: dict[str, Any], stage: int, configs: set[str]) -> bool:
+    """Whether a stored summary can stand for this stage's ranking (a hand-edited file may not)."""
+    score = summary.get("score")
+    return (summary.get("stage") == stage and isinstance(score, dict) and set(score) == configs
+            and all(isinstance(v, (int, float)) for v in score.values())
+            and all(isinstance(summary.get(k), list) for k in ("all_play_all", "with_random", "diverged")))
+
+
+def _ranked(stage: int, sources: list[_Source], eval_games: int, log: Callable[[str], None], positions: list | None,
+            positions_digest: str | None, previous: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The stage's summary with its ``key``: from ``previous`` when ranked before on the same inputs."""
+    seed = stage
+    key = ranking_key(stage, [s.describe for s in sources], eval_games, seed, positions_digest)
+    summary = previous.get(key)
+    if summary is not None and _fits(summary, stage, {s.describe["config"] for s in sources}):
+        log(f"stage {stage}: ranking reused from results.json")
+    else:
+        summary = _rank_stage(stage, [s.load() for s in sources], eval_games, log, positions, seed)
+    return {"stage": stage, "key": key, **{k: v for k, v in summary.items() if k not in ("stage", "key")}}
+
+
+def _rank_stage(stage: int, agents: list[TrainedAgent], eval_games: int, log: Callable[[str], None], positions: list | None = None,
+                seed: int | None = None) -> dict[str, Any]:
     log(f"stage {stage}: ranking {len(agents)} agents")
     apa = all_play_all(agents)
-    wr = with_random(agents, eval_games, seed=stage, positions=positions)
+    wr = with_random(agents, eval_games, seed=stage if seed is None else seed, positions=positions)
     diverged = sorted(a.name for a in agents if a.diverged)
     return {"stage": stage, "all_play_all": apa, "with_random": wr, "score": _score(apa, wr), "diverged": diverged}
 
@@ -307,6 +447,9 @@ def tables_markdown(results: dict[str, Any]) -> str:
             lines.append("**Stage 6: the reward sets compared (the study's table 6.11)**\n")
             lines.append(reward_sets_table())
             lines.append("")
+        if stage == 7:
+            lines.append("**Stage 7 (not in the study): the state encoding, the carried network against the planes "
+                         "encoding at each learning rate of stage 5**\n")
         for key, title in (("all_play_all", "all play all"), ("with_random", f"against random, {results['eval_games']} games per seat")):
             lines.append(f"**Stage {stage}: {title}**\n")
             graded = all("optimal_mean" in row for row in summary[key])
