@@ -256,3 +256,79 @@ def test_the_experiment_plays_every_measurement_and_pairs_them(tmp_path):
     assert "in place of dt.ste" in (tmp_path / "t.md").read_text()
     bad = CliRunner().invoke(app, args[:6] + ["--ablation", "dw-ste", "--store", str(tmp_path / "s.sqlite")])
     assert bad.exit_code != 0 and "ablation" in bad.output
+
+
+# --- leaf=rollout -------------------------------------------------------------------------------
+def test_continuations_are_the_kernel_s_playouts_seed_by_seed(game):
+    from boardlab.core.rng import kernel_rng
+    from boardlab.games.dicewars import kernel as K
+
+    kern = K.DiceWarsKernel(game)
+    state = game.new_initial_state(7)
+    adj, deg = kern.tables(state.map)
+    policies = np.full(4, K.STE, dtype=np.int64)
+    seeds = np.arange(5, 45, dtype=np.int64)
+    wins = np.zeros(4, dtype=np.int64)
+    owner, dice, reserve, scal = kern.arrays(state)
+    won = K.continuations(owner, dice, reserve, scal, adj, deg, policies, 4, K.WIN_TABLE, K.WPM_TABLE, seeds, wins)
+    expected = np.zeros(4, dtype=np.int64)
+    for seed in seeds:
+        code, winner = kern.play_out(state, kernel_rng(int(seed)), policies)
+        if code == 0:
+            expected[winner] += 1
+    assert wins.tolist() == expected.tolist() and won == expected.sum()
+    assert kern.arrays(state)[0].tolist() == owner.tolist()  # the position itself is left as it was
+
+
+def test_a_rollout_leaf_is_each_seat_s_share_of_wins_and_a_won_board_is_worth_1(game):
+    from boardlab.bots.dicewars.emm_rollout import TIE_BREAK, RolloutLeaf
+
+    state = game.new_initial_state(7)
+    leaf = RolloutLeaf(state.adjacent, 4, 64, "ste", seed=11, tie_break=lambda pos: [0.0] * 4)
+    pos = Pos(list(state.owner), list(state.dice), list(state.reserve), 0, 0, 0, 0)
+    values = leaf(pos)
+    assert len(values) == 4 and all(0 <= v <= 1 for v in values) and sum(values) == pytest.approx(1.0)
+    assert all(v * 64 == round(v * 64) for v in values)  # shares of 64 games
+    assert leaf(pos) == values  # the same seeds for every leaf of a decision: the same games
+    won = Pos([2] * len(state.owner), [1] * len(state.owner), [0] * 4, 2, 0, 0, 0)
+    assert leaf(won)[2] > 1.0 + TIE_BREAK and leaf(won)[:2] == [0.0, 0.0]  # more than every game won on a board not yet won
+    # saturated shares (every game won) are told apart by the score leaf, a tie-break far below one game
+    ranked = RolloutLeaf(state.adjacent, 4, 64, "ste", seed=11, tie_break=lambda pos: [pos.owner.count(p) / 29 for p in range(4)])
+    tied = ranked(pos)
+    assert all(0 <= t - v <= TIE_BREAK for t, v in zip(tied, values)) and tied != values
+
+
+def test_with_rollouts_the_turn_goes_on_after_the_searched_attack(game):
+    # the leaf of an attack is asked while the attacker is still to move (the rollout carries its turn on),
+    # the leaf of ending the turn after the reinforcement, with the next player to move
+    seen = []
+
+    def leaf(pos):
+        seen.append((pos.player, pos.attacks))
+        return [0.25] * 4
+
+    state = game.new_initial_state(3)
+    root = Pos(list(state.owner), list(state.dice), list(state.reserve), 0, 0, 0, 0)
+    s = Search(state.adjacent, 4, Settings(turns=1, root_breadth=3, lose=0.0), np.random.default_rng(0), None, None,
+               leaf=leaf, leaf_in_turn=True)
+    _, options = s.root(root, 1, record=False)
+    attacks = len(options) - 1
+    assert attacks >= 1 and seen[0] == (1, 0)  # ending the turn: player 1 moves next
+    assert set(seen[1:]) == {(0, 1)} and len(seen) == 1 + 2 * attacks  # each attack's two outcomes, player 0 still to move
+
+
+def test_dw_emm_with_rollouts_plays_legal_reproducible_games(game):
+    spec = "dw-emm:leaf=rollout,turns=1,rollouts=8,seed=4"
+    first = play_some(game, spec, 12, decisions=30)
+    assert play_some(game, spec, 12, decisions=30) == first and any(m != 0 for m in first)
+    record = play_game(game, [make_agent(spec, game)] + [make_agent(b, game) for b in ("dw-ste", "dw-sdc", "dw-wpm")], seed=12)
+    assert record.replay().end_reason() in ("won", "stalled", "battle-limit")
+    agent = make_agent(spec, game)
+    state = game.new_initial_state(3)
+    agent.reset(game, 0, 3)
+    action = agent.step(state)
+    assert action in state.legal_actions()
+    assert agent.last_search["rollout_leaves"] >= 1
+    agent.last_tree().tree().check()
+    with pytest.raises(SpecError, match="rollout_policy"):
+        make_agent("dw-emm:leaf=rollout,rollout_policy=mcts")

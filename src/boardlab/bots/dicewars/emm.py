@@ -25,8 +25,8 @@ from typing import Any
 
 from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.bots.dicewars.common import DiceWarsBot, best, possible_attacks
-from boardlab.bots.dicewars import emm_net
-from boardlab.bots.dicewars.emm_search import Budget, Pos, Search, Settings
+from boardlab.bots.dicewars import emm_net, emm_rollout
+from boardlab.bots.dicewars.emm_search import Budget, Pos, Search, Settings, leaf_values
 from boardlab.bots.dicewars.ste import hold_after_attack
 from boardlab.core.errors import BoardlabError
 from boardlab.core.params import Option, between, positive
@@ -91,8 +91,13 @@ class DwEmm(DiceWarsBot):
         "clock": Option("clock", bool, False, "keep the course's Fischer clock (10 s + 0.25 s a decision) and "
                         "play as dt.ste when it is low"),
         # the leaf hook (issue 18, part 2): the network's evaluation lives in emm_net
-        "leaf": Option("leaf", str, "score", "leaf value: score (the weighted largest region) or net (the "
-                       "win-probability network's chance for each player)", _one_of("score", "net")),
+        "leaf": Option("leaf", str, "score", "leaf value: score (the weighted largest region), net (the "
+                       "win-probability network's chance for each player) or rollout (how often each player wins "
+                       "the game played on by compiled dt.ste bots, the same dice for every leaf)",
+                       _one_of("score", "net", "rollout")),
+        "rollouts": Option("rollouts", int, 32, "games played on from each leaf of leaf=rollout", between(1, 4096)),
+        "rollout_policy": Option("rollout_policy", str, "ste", "the bot in every seat of leaf=rollout's games: "
+                                 "ste, stei, sdc or wpm", _one_of(*emm_rollout.POLICIES)),
         "net": Option("net", str, None, "model file of leaf=net (default: the committed dicewars-winprob.pt)"),
         "tree": Option("tree", bool, True, "keep the last search's tree for the viewer"),
         "seed": Option("seed", int, None, "random seed (mixed with the game's; sampled reinforcements)"),
@@ -168,14 +173,29 @@ class DwEmm(DiceWarsBot):
             return None
         root = Pos(list(state.owner), list(state.dice), list(state.reserve), self.player, 0, state.battles,
                    state.turns)
-        leaf = None if self._net is None else emm_net.NetLeaf(self._net, state.adjacent, state.game.num_players())
-        search = Search(state.adjacent, state.game.num_players(), settings, self.rng, None, deadline, leaf, stop=self.stop)
+        players = state.game.num_players()
+        search = Search(state.adjacent, players, settings, self.rng, None, deadline, None, stop=self.stop,
+                        leaf_in_turn=c["leaf"] == "rollout")
+        if c["leaf"] == "rollout":
+            every = range(players)
+
+            def tie_break(pos):
+                # a leaf inside a turn is scored as that turn's end would leave it, like the end-turn leaf,
+                # so that the reinforcement does not tip every tie towards ending the turn
+                after = search.end_turn(pos) if pos.attacks else pos
+                return leaf_values(after, state.adjacent, players, every, settings)
+
+            leaf = emm_rollout.RolloutLeaf(state.adjacent, players, c["rollouts"], c["rollout_policy"],
+                                           int(self.rng.integers(1, 2**62)), tie_break)
+        else:
+            leaf = None if self._net is None else emm_net.NetLeaf(self._net, state.adjacent, players)
+        search.leaf = leaf
         chosen, options, depth, recorder = None, [], 0, None
         for attacks in range(1, settings.attacks + 1):
             # the first iteration always completes (within the time); the node budget counts them all
             search.max_nodes = None if attacks == 1 else c["max_nodes"]
             try:
-                if leaf is None:
+                if not isinstance(leaf, emm_net.NetLeaf):
                     move, opts = search.root(root, attacks, c["tree"])
                 else:
                     move, opts = leaf.root(search, root, attacks, c["tree"])
@@ -198,8 +218,10 @@ class DwEmm(DiceWarsBot):
                                                   if "win_probability" in o else {})} for o in options],
             "move": label,
         }
-        if leaf is not None:
+        if isinstance(leaf, emm_net.NetLeaf):
             self.last_search["net_leaves"] = leaf.evaluated  # boards the network scored, both iterations
+        elif leaf is not None:
+            self.last_search["rollout_leaves"] = leaf.evaluated
         if c["tree"] and recorder is not None:
             meta = {"game": state.game.spec(), "agent": self.spec, "move_number": state.move_number(),
                     "player": self.player, "engine": "dw-emm", "nodes": search.nodes, "depth": depth,

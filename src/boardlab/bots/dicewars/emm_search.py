@@ -200,10 +200,13 @@ class Search:
 
     def __init__(self, adjacent, players: int, settings: Settings, rng: np.random.Generator,
                  max_nodes: int | None, deadline: float | None, leaf: Callable | None = None,
-                 stop=None) -> None:
+                 stop=None, leaf_in_turn: bool = False) -> None:
         self.adjacent, self.players, self.s, self.rng = adjacent, players, settings, rng
         self.max_nodes, self.deadline, self.stop = max_nodes, deadline, stop
         self.leaf = leaf
+        #: a leaf that plays the turn on itself (rollouts) is asked where a player's attacks are used
+        #: up, before its turn ends, instead of after the end of that turn
+        self.leaf_in_turn = leaf_in_turn
         self.nodes = 0
         self.rec: Recorder | None = None
 
@@ -300,6 +303,8 @@ class Search:
         me = pos.player
         rec = self.rec
         root = options is not None
+        if self.leaf_in_turn and not root and pos.attacks >= self.attack_limit and turn + 1 >= self.s.turns:
+            return self.values(pos)
         # ending the turn
         after = self.end_turn(pos)
         child = rec.add(node, "end", after.player, after, "play") if rec is not None else -1
@@ -381,7 +386,9 @@ class Search:
         child = rec.add(chance, "win", me, won, "play") if rec is not None else -1
         if all(o == me for o in won.owner):
             self.tick()
-            win_values = [1.0 if q == me else 0.0 for q in range(self.players)]
+            # a leaf may value a won game above 1 (rollouts: above every board whose games are all won)
+            won_value = getattr(self.leaf, "won_value", 1.0)
+            win_values = [won_value if q == me else 0.0 for q in range(self.players)]
             if rec is not None:
                 rec.player[child] = -4  # TERMINAL
         else:
