@@ -170,3 +170,34 @@ def test_a_damaged_record_of_the_options_is_one_clear_error(tmp_path):
         db.execute("UPDATE tournaments SET config=?", (json.dumps({**cfg.id_dict(), "resolved_agents": [{}]}),))
     with ResultStore(path) as store, pytest.raises(BoardlabError, match="config is not a tournament configuration"):
         play_missing(cfg, store, workers=1)
+
+
+class _RacingConnection:
+    """The store's connection, with another process recording the same tournament just after any
+    look this one takes at the tournaments table: the race of two runs started at once."""
+
+    def __init__(self, db, other_path, cfg):
+        self.db, self.other_path, self.cfg, self.raced = db, other_path, cfg, False
+
+    def execute(self, sql, *args):
+        cursor = self.db.execute(sql, *args)
+        if not self.raced and "tournaments" in sql and sql.lstrip().upper().startswith("SELECT"):
+            self.raced = True
+            with ResultStore(self.other_path) as other:
+                other.open_tournament(self.cfg.id, self.cfg.to_dict(), "the other run", len(self.cfg.schedule()))
+        return cursor
+
+    def __getattr__(self, name):
+        return getattr(self.db, name)
+
+
+def test_two_runs_opening_one_tournament_at_once_both_carry_on(tmp_path):
+    cfg = config()
+    path = tmp_path / "r.sqlite"
+    with ResultStore(path) as store:
+        store.db = _RacingConnection(store.db, path, cfg)
+        assert store.open_tournament(cfg.id, cfg.to_dict(), "this run", len(cfg.schedule())) in (True, False)
+        store.db = store.db.db
+        assert [t.id for t in store.tournaments()] == [cfg.id]  # recorded once, by whichever came first
+        with pytest.raises(BoardlabError, match="another configuration"):
+            store.open_tournament(cfg.id, {**cfg.to_dict(), "seed": 10}, "this run", 1)

@@ -277,17 +277,19 @@ class ResultStore:
     @_database_errors
     def open_tournament(self, tid: str, config: dict[str, Any], command: str, total_games: int) -> bool:
         """Record tournament ``tid`` unless it is there already; return whether it was new."""
-        row = self.db.execute("SELECT config FROM tournaments WHERE id=?", (tid,)).fetchone()
-        if row is not None:
-            stored = self._json(row[0], f"tournament {tid} config")
-            if not isinstance(stored, dict) or _identity(stored) != _identity(config):
-                raise BoardlabError(f"{self.path}: tournament {tid} exists with another configuration")
-            return False
-        self.db.execute(
-            "INSERT INTO tournaments VALUES (?, ?, ?, ?, ?)",
+        # insert first and compare after: two processes starting the same tournament at once both
+        # find it recorded once (a look before the insert would let both try, and one fail)
+        inserted = self.db.execute(
+            "INSERT OR IGNORE INTO tournaments VALUES (?, ?, ?, ?, ?)",
             (tid, json.dumps(config, sort_keys=True), command, total_games, _now()),
-        )
-        return True
+        ).rowcount
+        if inserted:
+            return True
+        row = self.db.execute("SELECT config FROM tournaments WHERE id=?", (tid,)).fetchone()
+        stored = self._json(row[0], f"tournament {tid} config")
+        if not isinstance(stored, dict) or _identity(stored) != _identity(config):
+            raise BoardlabError(f"{self.path}: tournament {tid} exists with another configuration")
+        return False
 
     _SELECT_INFO = ("SELECT t.id, t.config, t.command, t.total_games, t.created, "
                     "(SELECT COUNT(*) FROM games g WHERE g.tournament = t.id) FROM tournaments t ")
