@@ -282,9 +282,10 @@ def test_continuations_are_the_kernel_s_playouts_seed_by_seed(game):
 
 def test_a_rollout_leaf_is_each_seat_s_share_of_wins_and_a_won_board_is_worth_1(game):
     from boardlab.bots.dicewars.emm_rollout import TIE_BREAK, RolloutLeaf
+    from boardlab.games.dicewars import kernel as K
 
     state = game.new_initial_state(7)
-    leaf = RolloutLeaf(state.adjacent, 4, 64, "ste", seed=11, tie_break=lambda pos: [0.0] * 4)
+    leaf = RolloutLeaf(state.adjacent, 4, 64, [K.STE] * 4, seed=11, tie_break=lambda pos: [0.0] * 4)
     pos = Pos(list(state.owner), list(state.dice), list(state.reserve), 0, 0, 0, 0)
     values = leaf(pos)
     assert len(values) == 4 and all(0 <= v <= 1 for v in values) and sum(values) == pytest.approx(1.0)
@@ -293,7 +294,7 @@ def test_a_rollout_leaf_is_each_seat_s_share_of_wins_and_a_won_board_is_worth_1(
     won = Pos([2] * len(state.owner), [1] * len(state.owner), [0] * 4, 2, 0, 0, 0)
     assert leaf(won)[2] > 1.0 + TIE_BREAK and leaf(won)[:2] == [0.0, 0.0]  # more than every game won on a board not yet won
     # saturated shares (every game won) are told apart by the score leaf, a tie-break far below one game
-    ranked = RolloutLeaf(state.adjacent, 4, 64, "ste", seed=11, tie_break=lambda pos: [pos.owner.count(p) / 29 for p in range(4)])
+    ranked = RolloutLeaf(state.adjacent, 4, 64, [K.STE] * 4, seed=11, tie_break=lambda pos: [pos.owner.count(p) / 29 for p in range(4)])
     tied = ranked(pos)
     assert all(0 <= t - v <= TIE_BREAK for t, v in zip(tied, values)) and tied != values
 
@@ -332,3 +333,46 @@ def test_dw_emm_with_rollouts_plays_legal_reproducible_games(game):
     agent.last_tree().tree().check()
     with pytest.raises(SpecError, match="rollout_policy"):
         make_agent("dw-emm:leaf=rollout,rollout_policy=mcts")
+
+
+def test_the_opponent_model_tells_each_reference_bot_from_its_moves(game):
+    from boardlab.bots.dicewars.opponents import OpponentModel
+
+    bots = ["dw-sdc", "dw-wpm", "dw-template"]
+    agents = [make_agent("dw-ste", game)] + [make_agent(b, game) for b in bots]
+    seen = {}
+
+    def watch(state, player, action):
+        if player == 0 and state.phase == 0 and len(state.history) > 150 and "names" not in seen:
+            model = OpponentModel(game, 0)
+            model.update(state)
+            model.update(state)  # nothing new: the same answer
+            seen["names"], seen["policies"] = model.seat_names(), model.policies().tolist()
+
+    play_game(game, agents, seed=21, on_move=watch)
+    assert seen["names"] == [None, *bots]  # its own seat is not modelled
+    from boardlab.games.dicewars import kernel as K
+
+    assert seen["policies"] == [K.STE, K.SDC, K.WPM, K.TEMPLATE]
+
+
+def test_a_game_that_does_not_replay_from_its_seed_leaves_every_seat_to_dt_ste(game):
+    from boardlab.bots.dicewars.opponents import OpponentModel
+    from boardlab.games.dicewars import kernel as K
+
+    state = game.new_initial_state(4)
+    for _ in range(3):
+        state.apply_action(0)  # three players end their turns
+    other = game.new_initial_state(5)
+    other.history = list(state.history)
+    other.player = 3  # a position set up by hand: its history is not where its seed leads
+    model = OpponentModel(game, 3)
+    model.update(other)
+    assert model.broken and model.policies().tolist() == [K.STE] * 4
+
+
+def test_dw_emm_rollouts_with_the_opponent_model_play_whole_games(game):
+    agent = make_agent("dw-emm:leaf=rollout,turns=1,rollouts=8,rollout_policy=model", game)
+    record = play_game(game, [agent] + [make_agent(b, game) for b in ("dw-sdc", "dw-wpm", "dw-ste")], seed=5)
+    assert record.replay().end_reason() in ("won", "stalled", "battle-limit")
+    assert agent._opponents is not None and agent._opponents.seat_names()[1:] == ["dw-sdc", "dw-wpm", "dw-ste"]

@@ -27,6 +27,7 @@ from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.bots.dicewars.common import DiceWarsBot, best, possible_attacks
 from boardlab.bots.dicewars import emm_net, emm_rollout
 from boardlab.bots.dicewars.emm_search import Budget, Pos, Search, Settings, leaf_values
+from boardlab.bots.dicewars.opponents import OpponentModel
 from boardlab.bots.dicewars.ste import hold_after_attack
 from boardlab.core.errors import BoardlabError
 from boardlab.core.params import Option, between, positive
@@ -96,8 +97,10 @@ class DwEmm(DiceWarsBot):
                        "the game played on by compiled dt.ste bots, the same dice for every leaf)",
                        _one_of("score", "net", "rollout")),
         "rollouts": Option("rollouts", int, 32, "games played on from each leaf of leaf=rollout", between(1, 4096)),
-        "rollout_policy": Option("rollout_policy", str, "ste", "the bot in every seat of leaf=rollout's games: "
-                                 "ste, stei, sdc or wpm", _one_of(*emm_rollout.POLICIES)),
+        "rollout_policy": Option("rollout_policy", str, "ste", "the bots of leaf=rollout's games: ste, stei, sdc or "
+                                 "wpm in every seat, or model (each other seat's bot as told from its moves so far, "
+                                 "dt.ste where none is known; the agent's own seat dt.ste)",
+                                 _one_of(*emm_rollout.ROLLOUT_POLICIES)),
         "net": Option("net", str, None, "model file of leaf=net (default: the committed dicewars-winprob.pt)"),
         "tree": Option("tree", bool, True, "keep the last search's tree for the viewer"),
         "seed": Option("seed", int, None, "random seed (mixed with the game's; sampled reinforcements)"),
@@ -111,6 +114,7 @@ class DwEmm(DiceWarsBot):
                                  dice_weight=c["dice_weight"], hold_weight=c["hold_weight"], rival=c["rival"], reply=c["reply"],
                                  reply_attacks=c["reply_attacks"], order=c["order"])
         self._tree: SearchTreeHandle | None = None
+        self._opponents: OpponentModel | None = None
         self._stats = self._new_stats()
         if c["net"] is not None and c["leaf"] != "net":
             raise BoardlabError("dw-emm: net=PATH is the model of leaf=net; give leaf=net too")
@@ -125,6 +129,7 @@ class DwEmm(DiceWarsBot):
         super().reset(game, player, seed)
         self.clock = CLOCK_START
         self._stats = self._new_stats()
+        self._opponents: OpponentModel | None = None  # rollout_policy=model: who plays the other seats, game by game
 
     def statistics(self) -> dict[str, Any]:
         return dict(self._stats)
@@ -185,7 +190,14 @@ class DwEmm(DiceWarsBot):
                 after = search.end_turn(pos) if pos.attacks else pos
                 return leaf_values(after, state.adjacent, players, every, settings)
 
-            leaf = emm_rollout.RolloutLeaf(state.adjacent, players, c["rollouts"], c["rollout_policy"],
+            if c["rollout_policy"] == "model":
+                if self._opponents is None or self._opponents.game is not state.game or self._opponents.me != self.player:
+                    self._opponents = OpponentModel(state.game, self.player)
+                self._opponents.update(state)
+                policies = self._opponents.policies()
+            else:
+                policies = [emm_rollout.POLICIES[c["rollout_policy"]]] * players
+            leaf = emm_rollout.RolloutLeaf(state.adjacent, players, c["rollouts"], policies,
                                            int(self.rng.integers(1, 2**62)), tie_break)
         else:
             leaf = None if self._net is None else emm_net.NetLeaf(self._net, state.adjacent, players)

@@ -32,8 +32,10 @@ from boardlab.games.dicewars import kernel as K
 TIE_BREAK = 1e-3
 #: a won board: 1 and this, more than the tie-break of any board not yet won can reach
 WON_BONUS = 4 * TIE_BREAK
-#: the rollouts' policy in every seat, by option value
+#: the rollouts' policy in every seat, by option value ("model": each seat's bot as told from its
+#: moves, :mod:`.opponents`)
 POLICIES = {"ste": K.STE, "stei": K.STEI, "sdc": K.SDC, "wpm": K.WPM}
+ROLLOUT_POLICIES = (*POLICIES, "model")
 
 
 class RolloutLeaf:
@@ -42,12 +44,12 @@ class RolloutLeaf:
     #: the value of a board its player has won (the search reads it too)
     won_value = 1.0 + WON_BONUS
 
-    def __init__(self, adjacent, players: int, rollouts: int, policy: str, seed: int,
+    def __init__(self, adjacent, players: int, rollouts: int, policies: np.ndarray, seed: int,
                  tie_break: Callable[[object], list[float]]) -> None:
         self.tie_break = tie_break
         self.adj, self.deg = K.adjacency_table(adjacent)
         self.players = players
-        self.policies = np.full(players, POLICIES[policy], dtype=np.int64)
+        self.policies = np.asarray(policies, dtype=np.int64)  # the kernel policy of each seat
         # one list of seeds for every leaf of the decision: common random numbers
         self.seeds = np.arange(seed, seed + rollouts, dtype=np.int64)
         self.wins = np.zeros(players, dtype=np.int64)
