@@ -5,6 +5,7 @@ would otherwise resume an old tournament under the same id with another agent.
 """
 
 import dataclasses
+import hashlib
 import json
 import math
 import sqlite3
@@ -201,3 +202,46 @@ def test_two_runs_opening_one_tournament_at_once_both_carry_on(tmp_path):
         assert [t.id for t in store.tournaments()] == [cfg.id]  # recorded once, by whichever came first
         with pytest.raises(BoardlabError, match="another configuration"):
             store.open_tournament(cfg.id, {**cfg.to_dict(), "seed": 10}, "this run", 1)
+
+
+def test_a_tournament_is_not_resumed_with_another_model_file_behind_the_same_spec(tmp_path, monkeypatch):
+    model = tmp_path / "model.bin"
+    model.write_bytes(b"the network of yesterday")
+    monkeypatch.setattr(MCTSAgent, "model_files", lambda self, game: {"path": model}, raising=False)
+    cfg = config()
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        play_first(store, cfg, 2)
+        recorded = store.tournament(cfg.id).config["resolved_agents"]
+        assert recorded[2]["model:path"] == hashlib.sha256(model.read_bytes()).hexdigest()[:16]
+        play_missing(cfg, store, workers=1)  # the same file: resumed
+        model.write_bytes(b"the network of today")  # retrained in place, same name, same spec
+        with pytest.raises(BoardlabError) as refused:
+            play_missing(config(), store, workers=1)
+    message = str(refused.value)
+    assert "model:path" in message and "name their old options" not in message  # no spec can name an old file
+
+
+def test_records_from_before_model_digests_still_resume(tmp_path, monkeypatch):
+    cfg = config()
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        play_first(store, cfg, 2)
+    model = tmp_path / "model.bin"
+    model.write_bytes(b"a network")
+    monkeypatch.setattr(MCTSAgent, "model_files", lambda self, game: {"path": model}, raising=False)
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        count = play_missing(config(), store, workers=1)  # the record has no model keys: nothing to compare
+        assert count.played == len(cfg.schedule()) - 2
+
+
+def test_the_committed_networks_are_recorded_by_digest():
+    from boardlab.agents.registry import make_agent
+    from boardlab.arena.tournament import file_digest, resolved_options
+    from boardlab.bots import qnet
+    from boardlab.bots.dicewars import emm_net
+    from boardlab.core.registry import make
+
+    connect4, dicewars = make("connect4"), make("dicewars")
+    assert resolved_options(make_agent("qnet", connect4), connect4)["model:path"] == file_digest(qnet.DEFAULT_MODEL)
+    with_net = resolved_options(make_agent("dw-emm:leaf=net", dicewars), dicewars)
+    assert with_net["model:net"] == file_digest(emm_net.DEFAULT_MODEL) != "missing"
+    assert not any(k.startswith("model:") for k in resolved_options(make_agent("dw-emm", dicewars), dicewars))

@@ -82,6 +82,9 @@ class AZAgent(Agent):
             return f"agent 'az' needs an observation tensor, which {game.name} does not offer"
         return None
 
+    def model_files(self, game: Game) -> dict[str, Path]:
+        return {"path": Path(self.config["path"]) if self.config["path"] else default_model_path(game)}
+
     @classmethod
     def plays_by_default(cls, game: Game) -> str | None:
         problem = cls.plays(game)

@@ -24,6 +24,8 @@ from boardlab.core.params import Option, format_spec, resolve_options
 from boardlab.core.rng import derive_seed
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from boardlab.agents.search_tree import SearchTreeHandle
 
 
@@ -58,6 +60,12 @@ class Agent:
 
     def make_spec(self) -> str:
         return format_spec(self.name, self.config, self.options)
+
+    def model_files(self, game: Game) -> dict[str, "Path"]:
+        """The model files this agent plays ``game`` with, by the option that names each (its default
+        file where the option is unset); none for agents without one. The arena records a digest of
+        each, so that a tournament is not resumed with another network behind the same spec."""
+        return {}
 
     def reset(self, game: Game, player: int, seed: int | None = None) -> None:
         """Prepare for a new game in seat ``player``; reseed from ``seed`` when given.

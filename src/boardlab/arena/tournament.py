@@ -10,8 +10,11 @@ Agent specs are canonical, so they leave out options at their defaults: when a
 release changes an agent's defaults, the same spec names another agent under
 the same id. The config therefore also records every agent's options, defaults
 included (``resolved_agents``; not part of the id, so stores written before it
-keep their ids), and resuming a tournament whose agents' options have changed
-since is refused rather than mixing games of the old and the new agent.
+keep their ids), with a digest of every model file an agent plays with
+(``model:OPTION``, :meth:`~boardlab.agents.base.Agent.model_files`: a network
+retrained in place is another agent behind the same spec), and resuming a
+tournament whose agents' options or networks have changed since is refused
+rather than mixing games of the old and the new agent.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import math
 import sys
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 from boardlab.agents.base import Agent
@@ -82,7 +86,7 @@ class TournamentConfig:
         if self.resolved_agents is not None:
             return self
         game = make(self.game)
-        return replace(self, resolved_agents=tuple(resolved_options(make_agent(spec, game)) for spec in self.agents))
+        return replace(self, resolved_agents=tuple(resolved_options(make_agent(spec, game), game) for spec in self.agents))
 
 
 def _plain(value: Any) -> Any:
@@ -94,9 +98,30 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def resolved_options(agent: Agent) -> dict[str, Any]:
-    """Every option of ``agent`` with its value, defaults included, as it was built."""
-    return {name: _plain(value) for name, value in agent.config.items()}
+#: the prefix of a recorded model file's digest among an agent's options ("model:path": its SHA-256)
+MODEL_KEY = "model:"
+
+
+def resolved_options(agent: Agent, game: Game) -> dict[str, Any]:
+    """Every option of ``agent`` with its value, defaults included, as it was built, and the digest of
+    every model file it plays ``game`` with (``model:OPTION``: the first 16 hex digits of its SHA-256)."""
+    out = {name: _plain(value) for name, value in agent.config.items()}
+    for option, path in agent.model_files(game).items():
+        out[MODEL_KEY + option] = file_digest(path)
+    return out
+
+
+def file_digest(path: Path) -> str:
+    """The first 16 hex digits of the file's SHA-256 ("missing" for a file that is not there: the agent
+    will say so when it plays)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return "missing"
+    return digest.hexdigest()[:16]
 
 
 def game_for_players(game_spec: str, players: int | None) -> Game:
@@ -146,7 +171,7 @@ def prepare(
         if agent.interactive:
             raise BoardlabError(f"agent {agent.spec!r} needs a person; tournaments are unattended")
         specs.append(agent.spec)
-        resolved.append(resolved_options(agent))
+        resolved.append(resolved_options(agent, the_game))
     doubled = sorted({s for s in specs if specs.count(s) > 1})
     if doubled:
         raise BoardlabError(f"agent {doubled[0]!r} is given twice; give each agent once (random:seed=1, random:seed=2 differ)")
@@ -180,6 +205,8 @@ def _shown(value: Any) -> str:
 def _changes(stored: Mapping[str, Any], today: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
     """(option, stored value, today's value) for each option whose value differs, in today's order."""
     names = list(today) + [name for name in stored if name not in today]
+    # records made before model files were digested have no model keys: nothing to compare those with
+    names = [n for n in names if not (n.startswith(MODEL_KEY) and n not in stored)]
     pairs = [(name, stored.get(name, _ABSENT), today.get(name, _ABSENT)) for name in names]
     # True == 1 in Python, but a flag that became a count (or back) is a change
     return [(name, old, new) for name, old, new in pairs if old != new or isinstance(old, bool) != isinstance(new, bool)]
@@ -189,8 +216,8 @@ def _old_spec(spec: str, changes: list[tuple[str, Any, Any]]) -> str | None:
     """``spec`` with the stored values of the changed options written out, or None when one cannot be written."""
     name, raw = parse_spec(spec)
     for option, old, new in changes:
-        if old is _ABSENT or new is _ABSENT or old is None:
-            return None  # an option added, removed or unset since: no spec of today's agent says it
+        if old is _ABSENT or new is _ABSENT or old is None or option.startswith(MODEL_KEY):
+            return None  # an option added, removed or unset since, or another model file: no spec of today's agent says it
         raw[option] = str(old)
     return name + ":" + ",".join(f"{k}={v}" for k, v in raw.items())
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from boardlab.agents.base import Agent
 from boardlab.core.files import load_once_per_version
-from boardlab.core.game import State
+from boardlab.core.game import Game, State
 from boardlab.core.params import Option
 from boardlab.games.nothanks import PASS, TAKE
 
@@ -48,6 +48,9 @@ class NoThanksNetAgent(Agent):
         super().__init__(**options)
         self.model = load_model(self.config["path"] or DEFAULT_MODEL)
 
+
+    def model_files(self, game: Game) -> dict[str, Path]:
+        return {"path": Path(self.config["path"] or DEFAULT_MODEL)}
     def step(self, state: State) -> int:
         if PASS not in state.legal_actions():
             return TAKE

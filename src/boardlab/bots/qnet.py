@@ -46,6 +46,9 @@ class QNetAgent(Agent):
         self.cfg, net = load_qnet(path)
         self.q = q_function(net)
 
+    def model_files(self, game: Game) -> dict[str, Path]:
+        return {"run" if self.config["run"] else "path": self.model_path}
+
     def reset(self, game: Game, player: int, seed: int | None = None) -> None:
         board = (game.params.get("rows"), game.params.get("cols"), game.params.get("k"))
         trained = (self.cfg.rows, self.cfg.cols, self.cfg.needed_to_win)

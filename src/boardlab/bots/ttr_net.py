@@ -35,7 +35,7 @@ from boardlab.bots.ttr_features import (
     legal_classes,
 )
 from boardlab.core.files import load_once_per_version
-from boardlab.core.game import State
+from boardlab.core.game import Game, State
 from boardlab.core.params import Option
 from boardlab.games.tickettoride.state import (
     CLAIM_BASE,
@@ -90,6 +90,9 @@ class TTRNetAgent(TTRAlgorithmicAgent):
         self.unmasked_by_class = [0, 0, 0, 0]
         self.net_decisions = 0
 
+
+    def model_files(self, game: Game) -> dict[str, Path]:
+        return {"path": Path(self.config["path"] or DEFAULT_MODEL)}
     def reset(self, game, player: int, seed: int | None = None) -> None:
         super().reset(game, player, seed)
         self.turns = 0

@@ -21,6 +21,7 @@ happened.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from boardlab.agents.search_tree import SearchTreeHandle
@@ -119,6 +120,11 @@ class DwEmm(DiceWarsBot):
         if c["net"] is not None and c["leaf"] != "net":
             raise BoardlabError("dw-emm: net=PATH is the model of leaf=net; give leaf=net too")
         self._net = emm_net.load_model(c["net"]) if c["leaf"] == "net" else None
+
+    def model_files(self, game) -> dict[str, Path]:
+        if self.config["leaf"] != "net":
+            return {}
+        return {"net": Path(self.config["net"]) if self.config["net"] else emm_net.DEFAULT_MODEL}
 
     @staticmethod
     def _new_stats() -> dict[str, Any]:
