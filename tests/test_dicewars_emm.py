@@ -267,10 +267,11 @@ def test_continuations_are_the_kernel_s_playouts_seed_by_seed(game):
     state = game.new_initial_state(7)
     adj, deg = kern.tables(state.map)
     policies = np.full(4, K.STE, dtype=np.int64)
-    seeds = np.arange(5, 45, dtype=np.int64)
+    seeds = range(5, 45)
+    starts = np.array([kernel_rng(s)[0] for s in seeds], dtype=np.uint64)
     wins = np.zeros(4, dtype=np.int64)
     owner, dice, reserve, scal = kern.arrays(state)
-    won = K.continuations(owner, dice, reserve, scal, adj, deg, policies, 4, K.WIN_TABLE, K.WPM_TABLE, seeds, wins)
+    won = K.continuations(owner, dice, reserve, scal, adj, deg, policies, 4, K.WIN_TABLE, K.WPM_TABLE, starts, wins)
     expected = np.zeros(4, dtype=np.int64)
     for seed in seeds:
         code, winner = kern.play_out(state, kernel_rng(int(seed)), policies)
@@ -333,6 +334,9 @@ def test_dw_emm_with_rollouts_plays_legal_reproducible_games(game):
     agent.last_tree().tree().check()
     with pytest.raises(SpecError, match="rollout_policy"):
         make_agent("dw-emm:leaf=rollout,rollout_policy=mcts")
+    for spec in ("dw-emm:rollouts=8", "dw-emm:leaf=net,rollout_policy=model"):
+        with pytest.raises(BoardlabError, match="give leaf=rollout"):
+            make_agent(spec)
 
 
 def test_the_opponent_model_tells_each_reference_bot_from_its_moves(game):

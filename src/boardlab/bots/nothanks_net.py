@@ -48,9 +48,9 @@ class NoThanksNetAgent(Agent):
         super().__init__(**options)
         self.model = load_model(self.config["path"] or DEFAULT_MODEL)
 
-
     def model_files(self, game: Game) -> dict[str, Path]:
         return {"path": Path(self.config["path"] or DEFAULT_MODEL)}
+
     def step(self, state: State) -> int:
         if PASS not in state.legal_actions():
             return TAKE

@@ -90,9 +90,9 @@ class TTRNetAgent(TTRAlgorithmicAgent):
         self.unmasked_by_class = [0, 0, 0, 0]
         self.net_decisions = 0
 
-
     def model_files(self, game: Game) -> dict[str, Path]:
         return {"path": Path(self.config["path"] or DEFAULT_MODEL)}
+
     def reset(self, game, player: int, seed: int | None = None) -> None:
         super().reset(game, player, seed)
         self.turns = 0

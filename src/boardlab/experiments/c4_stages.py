@@ -415,21 +415,20 @@ def _fits(summary: dict[str, Any], stage: int, configs: set[str]) -> bool:
 def _ranked(stage: int, sources: list[_Source], eval_games: int, log: Callable[[str], None], positions: list | None,
             positions_digest: str | None, previous: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The stage's summary with its ``key``: from ``previous`` when ranked before on the same inputs."""
-    seed = stage
-    key = ranking_key(stage, [s.describe for s in sources], eval_games, seed, positions_digest)
+    # the games against random are drawn from the stage's number
+    key = ranking_key(stage, [s.describe for s in sources], eval_games, stage, positions_digest)
     summary = previous.get(key)
     if summary is not None and _fits(summary, stage, {s.describe["config"] for s in sources}):
         log(f"stage {stage}: ranking reused from results.json")
     else:
-        summary = _rank_stage(stage, [s.load() for s in sources], eval_games, log, positions, seed)
+        summary = _rank_stage(stage, [s.load() for s in sources], eval_games, log, positions)
     return {"stage": stage, "key": key, **{k: v for k, v in summary.items() if k not in ("stage", "key")}}
 
 
-def _rank_stage(stage: int, agents: list[TrainedAgent], eval_games: int, log: Callable[[str], None], positions: list | None = None,
-                seed: int | None = None) -> dict[str, Any]:
+def _rank_stage(stage: int, agents: list[TrainedAgent], eval_games: int, log: Callable[[str], None], positions: list | None = None) -> dict[str, Any]:
     log(f"stage {stage}: ranking {len(agents)} agents")
     apa = all_play_all(agents)
-    wr = with_random(agents, eval_games, seed=stage if seed is None else seed, positions=positions)
+    wr = with_random(agents, eval_games, seed=stage, positions=positions)
     diverged = sorted(a.name for a in agents if a.diverged)
     return {"stage": stage, "all_play_all": apa, "with_random": wr, "score": _score(apa, wr), "diverged": diverged}
 

@@ -133,10 +133,9 @@ def markdown(result: dict[str, Any]) -> str:
         rate = "" if row["win_rate"] is None else (f"{100 * row['win_rate']:.1f} % ({100 * row['win_low']:.1f}–"
                                                    f"{100 * row['win_high']:.1f})")
         lines.append(f"| {name} | {row['agent']} | {row['games']} | {row['wins']} | {rate} | {ms} | {nodes} |")
-    if "course" in result["tournaments"]:
-        lines += ["", f"course: the agent in every game with three of {', '.join(DEFAULT_AGENTS)} (the course's "
-                  f"--ai-under-test); course-baseline: {BASELINE} the same way against the other four. In the course's "
-                  f"own tournament dt.ste won {100 * COURSE_RESULT[BASELINE]:.1f} %."]
+    lines += ["", f"course: the agent in every game with three of {', '.join(DEFAULT_AGENTS)} (the course's "
+              f"--ai-under-test); course-baseline: {BASELINE} the same way against the other four. In the course's "
+              f"own tournament dt.ste won {100 * COURSE_RESULT[BASELINE]:.1f} %."]
     lines += ["", "| in place of dt.ste | games | dt.ste's wins | its wins | difference (95 %) |",
               "| --- | ---: | ---: | ---: | --- |"]
     for name, p in result["paired"].items():

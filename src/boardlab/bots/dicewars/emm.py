@@ -119,6 +119,9 @@ class DwEmm(DiceWarsBot):
         self._stats = self._new_stats()
         if c["net"] is not None and c["leaf"] != "net":
             raise BoardlabError("dw-emm: net=PATH is the model of leaf=net; give leaf=net too")
+        if c["leaf"] != "rollout" and (c["rollouts"] != self.options["rollouts"].default
+                                       or c["rollout_policy"] != self.options["rollout_policy"].default):
+            raise BoardlabError("dw-emm: rollouts= and rollout_policy= set leaf=rollout's games; give leaf=rollout too")
         self._net = emm_net.load_model(c["net"]) if c["leaf"] == "net" else None
 
     def model_files(self, game) -> dict[str, Path]:
@@ -135,7 +138,7 @@ class DwEmm(DiceWarsBot):
         super().reset(game, player, seed)
         self.clock = CLOCK_START
         self._stats = self._new_stats()
-        self._opponents: OpponentModel | None = None  # rollout_policy=model: who plays the other seats, game by game
+        self._opponents = None  # rollout_policy=model: who plays the other seats, game by game
 
     def statistics(self) -> dict[str, Any]:
         return dict(self._stats)

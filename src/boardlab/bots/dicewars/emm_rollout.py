@@ -22,10 +22,11 @@ the game instead of waiting.
 
 from __future__ import annotations
 
-import numpy as np
-
 from typing import Callable
 
+import numpy as np
+
+from boardlab.core.rng import kernel_rng
 from boardlab.games.dicewars import kernel as K
 
 #: weight of the score leaf beside the win share (ties only: one rollout is worth 1/rollouts)
@@ -50,8 +51,8 @@ class RolloutLeaf:
         self.adj, self.deg = K.adjacency_table(adjacent)
         self.players = players
         self.policies = np.asarray(policies, dtype=np.int64)  # the kernel policy of each seat
-        # one list of seeds for every leaf of the decision: common random numbers
-        self.seeds = np.arange(seed, seed + rollouts, dtype=np.int64)
+        # one list of random streams for every leaf of the decision: common random numbers
+        self.starts = np.array([kernel_rng(s)[0] for s in range(seed, seed + rollouts)], dtype=np.uint64)
         self.wins = np.zeros(players, dtype=np.int64)
         self.evaluated = 0
 
@@ -64,7 +65,7 @@ class RolloutLeaf:
         scal[0], scal[6], scal[7] = pos.player, pos.battles, pos.attacks
         self.wins[:] = 0
         K.continuations(owner, np.array(pos.dice, dtype=np.int64), np.array(pos.reserve, dtype=np.int64), scal,
-                        self.adj, self.deg, self.policies, self.players, K.WIN_TABLE, K.WPM_TABLE, self.seeds, self.wins)
+                        self.adj, self.deg, self.policies, self.players, K.WIN_TABLE, K.WPM_TABLE, self.starts, self.wins)
         self.evaluated += 1
         score = self.tie_break(pos)
-        return [w / len(self.seeds) + TIE_BREAK * v for w, v in zip(self.wins.tolist(), score)]
+        return [w / len(self.starts) + TIE_BREAK * v for w, v in zip(self.wins.tolist(), score)]

@@ -463,15 +463,15 @@ def play_games(adjs, degs, sizes, games, players, policies, orig_dice, win, wpm,
 
 
 @njit(cache=True)
-def continuations(owner, dice, reserve, scal, adj, deg, policies, players_at_start, win, wpm, seeds, wins):
-    """Play the position on to the end once per seed (``kernel_rng(seed)`` each, so two positions
-    given the same seeds meet the same dice: common random numbers), seat s playing
-    ``policies[s]``; adds each game's winner to ``wins[seat]``. Returns how many ended with a winner."""
+def continuations(owner, dice, reserve, scal, adj, deg, policies, players_at_start, win, wpm, starts, wins):
+    """Play the position on to the end once per random stream (``starts[i]``: a ``kernel_rng``
+    state; two positions given the same starts meet the same dice: common random numbers), seat s
+    playing ``policies[s]``; adds each game's winner to ``wins[seat]``. Returns how many ended with a winner."""
     state = np.empty(1, dtype=np.uint64)
     won = 0
-    for i in range(seeds.shape[0]):
+    for i in range(starts.shape[0]):
         o, d, r, sc = owner.copy(), dice.copy(), reserve.copy(), scal.copy()
-        state[0] = (np.uint64(seeds[i]) * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
+        state[0] = starts[i]
         code, winner = play(o, d, r, adj, deg, sc, policies, players_at_start, win, wpm, state, 10**9)
         if code == 0 and winner >= 0:
             wins[winner] += 1
