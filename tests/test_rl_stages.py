@@ -120,7 +120,7 @@ def _tiny_base() -> dict:
     return base
 
 
-def test_stage_seven_tries_the_planes_encoding_at_each_learning_rate(tmp_path: Path) -> None:
+def test_stages_seven_and_eight_try_the_planes_encoding_and_then_its_width(tmp_path: Path) -> None:
     variants = stage_variants(7)
     assert [suffix for suffix, _ in variants] == ["study", "planes_0.001", "planes_0.01", "planes_0.05", "planes_0.1"]
     configs = []
@@ -131,13 +131,13 @@ def test_stage_seven_tries_the_planes_encoding_at_each_learning_rate(tmp_path: P
     assert configs[0] == STUDY_BASE  # the carried network, encoding untouched
     assert [(c["neural_storage"]["encoding"], c["learning_rate"]) for c in configs[1:]] == [("planes", lr) for lr in (0.001, 0.01, 0.05, 0.1)]
     assert all(c["neural_storage"]["hidden_neurons"] == 50 for c in configs)
-    with pytest.raises(BoardlabError, match="stages must be 1 to 7"):
-        run_stages(tmp_path, stages=8, log=lambda line: None)
+    with pytest.raises(BoardlabError, match="stages must be 1 to 8"):
+        run_stages(tmp_path, stages=9, log=lambda line: None)
 
-    results = run_stages(tmp_path, agents=1, eval_games=2, stages=7, base=_tiny_base(), log=lambda line: None,
+    results = run_stages(tmp_path, agents=1, eval_games=2, stages=8, base=_tiny_base(), log=lambda line: None,
                          stage_one_games=[2, 4], carry_games=True)
-    assert [s["stage"] for s in results["stages"]] == list(range(1, 8))
-    six, seven = results["stages"][5:]
+    assert [s["stage"] for s in results["stages"]] == list(range(1, 9))
+    six, seven, eight = results["stages"][5:]
     assert {row["config"] for row in seven["with_random"]} == {f"stage_seven_{suffix}" for suffix, _ in variants}
     assert seven["chosen"] == max(seven["score"], key=seven["score"].get)
 
@@ -148,8 +148,15 @@ def test_stage_seven_tries_the_planes_encoding_at_each_learning_rate(tmp_path: P
 
     assert trained("stage_seven_study") == trained(six["chosen"])  # stage 6's winner as it is
     assert trained("stage_seven_planes_0.01")["neural_storage"]["encoding"] == "planes"
-    assert results["final_config"] == trained(seven["chosen"])
-    assert "**Stage 7 (not in the study)" in tables_markdown(results)
+    # stage 8: stage 7's winner at each of stage 2's widths, nothing else changed
+    assert {row["config"] for row in eight["with_random"]} == {f"stage_eight_{h}" for h in (25, 50, 75, 100, 125)}
+    for h in (25, 50, 75, 100, 125):
+        widened = trained(seven["chosen"])
+        widened["neural_storage"]["hidden_neurons"] = h
+        assert trained(f"stage_eight_{h}") == widened
+    assert results["final_config"] == trained(eight["chosen"])
+    tables = tables_markdown(results)
+    assert "**Stage 7 (not in the study)" in tables and "**Stage 8 (not in the study)" in tables
 
 
 def _count_rankings(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:

@@ -236,12 +236,12 @@ def stages(
     workers: Annotated[int, typer.Option("--workers", min=1, help="Runs trained at once (one process each), as train c4-qlearning --agents N --workers W.")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool) or 'ray' (a local Ray instance).")] = "process",
     seed: Annotated[int, typer.Option("--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning --agents N --seed SEED.")] = 0,
-    stages: Annotated[int, typer.Option("--stages", min=1, max=7, help="Run stages 1..STAGES. 6 is the study's; 7 adds an encoding stage that is not in the study (the carried network against the planes encoding at each learning rate of stage 5).")] = 6,
+    stages: Annotated[int, typer.Option("--stages", min=1, max=8, help="Run stages 1..STAGES. 6 is the study's; 7 adds an encoding stage that is not in the study (the carried network against the planes encoding at each learning rate of stage 5), 8 chooses the hidden neurons again (stage 2's sizes) for the encoding stage 7 chose.")] = 6,
     kernel: Annotated[Optional[str], typer.Option("--kernel", help="Training kernel of every run: 'numpy' or 'compiled' (numba, several times faster, another random stream). Default: 'numpy', 'compiled' with --scale study. Re-running must keep the kernel the runs started with.", show_default=False)] = None,
     positions: Positions = None,
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, seed, stage_one_games, carry_games, base, stages [{stage, key (digest of the ranking's inputs: a re-run on equal ones reuses it), all_play_all, with_random, score, chosen, diverged}], reward_sets (table 6.11, with --stages 6 or 7: [{set, win, loss, tie, each_move}]), final_config, scale, wall_seconds.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, seed, stage_one_games, carry_games, base, stages [{stage, key (digest of the ranking's inputs: a re-run on equal ones reuses it), all_play_all, with_random, score, chosen, diverged}], reward_sets (table 6.11, with --stages 6 or more: [{set, win, loss, tie, each_move}]), final_config, scale, wall_seconds.")] = False,
 ) -> None:
-    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards), each configured from the previous stage's winner; --stages 7 adds the state encoding, which the study did not compare."""
+    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards), each configured from the previous stage's winner; --stages 7 adds the state encoding and --stages 8 the width for it, which the study did not compare."""
     import time
 
     from boardlab.experiments.c4_stages import PRESETS, run_stages, write_reports

@@ -9,7 +9,9 @@ Each stage varies one part of the configuration of the previous stage's best:
 5. learning rate 0.001, 0.01, 0.05, 0.1;
 6. the six reward sets of table 6.11;
 7. optional and not in the study (``--stages 7``): the state encoding, the carried
-   network against the planes encoding at each learning rate of stage 5.
+   network against the planes encoding at each learning rate of stage 5;
+8. optional and not in the study (``--stages 8``): hidden neurons again (stage 2's
+   sizes), for the encoding stage 7 chose.
 
 Several agents (runs with different seeds) are trained per configuration and
 ranked both ways (:mod:`boardlab.experiments.c4_rl`). The best configuration of
@@ -74,7 +76,10 @@ REWARD_SETS = {  # table 6.11
     6: {"win": 2, "loss": -5, "tie": 0, "each_move": 0},
 }
 
-STAGE_NAMES = ["one", "two", "three", "four", "five", "six", "seven"]
+STAGE_NAMES = ["one", "two", "three", "four", "five", "six", "seven", "eight"]
+
+#: the hidden layer sizes of stage 2, tried again for stage 7's encoding in stage 8
+HIDDEN_NEURONS = (25, 50, 75, 100, 125)
 
 #: the learning rates of stage 5, tried again with the planes encoding in stage 7
 LEARNING_RATES = (0.001, 0.01, 0.05, 0.1)
@@ -94,7 +99,7 @@ def _set(path: str, value: Any) -> Callable[[dict], None]:
 def stage_variants(stage: int) -> list[tuple[str, Callable[[dict], None]]]:
     """``(suffix, change)`` for each configuration of a stage (stage 1 is handled apart)."""
     if stage == 2:
-        return [(str(h), _set("neural_storage.hidden_neurons", h)) for h in (25, 50, 75, 100, 125)]
+        return [(str(h), _set("neural_storage.hidden_neurons", h)) for h in HIDDEN_NEURONS]
     if stage == 3:
         return [(str(t), _set("boltzmann_temperature", t)) for t in (0.5, 1.0, 1.5, 2.0)]
     if stage == 4:
@@ -109,6 +114,10 @@ def stage_variants(stage: int) -> list[tuple[str, Callable[[dict], None]]]:
         # comparing it at the carried rate only would judge the encoding by a rate not made for it
         planes = [(f"planes_{lr}", _planes(lr)) for lr in LEARNING_RATES]
         return [("study", _keep), *planes]
+    if stage == 8:
+        # stage 2 chose the width for the study's 42 sigmoid inputs; stage 7's encoding may have
+        # changed the input (126 planes) and the units (ReLU), so the width is chosen again for it
+        return [(str(h), _set("neural_storage.hidden_neurons", h)) for h in HIDDEN_NEURONS]
     raise ValueError(f"stage {stage}")
 
 
@@ -211,7 +220,7 @@ def run_stages(
     carry_games: bool = False,
     kernel: str | None = None,
 ) -> dict[str, Any]:
-    """Train and rank stages 1..``stages`` (6: the study's; 7 adds the encoding stage); results go
+    """Train and rank stages 1..``stages`` (6: the study's; 7 adds the encoding stage, 8 the width for it); results go
     to ``out/results.json`` (re-running resumes, and a stage ranked before on the same inputs is not
     ranked again).
 
@@ -225,7 +234,7 @@ def run_stages(
     chosen (at the longest count) and later stages train ``games``.
     """
     if not 1 <= stages <= len(STAGE_NAMES):
-        raise BoardlabError(f"stages must be 1 to {len(STAGE_NAMES)} (7: the encoding stage, not in the study), not {stages}")
+        raise BoardlabError(f"stages must be 1 to {len(STAGE_NAMES)} (7 and 8: the encoding and the width for it, not in the study), not {stages}")
     base = json.loads(json.dumps(base or STUDY_BASE))
     if stage_one_games is None:
         if games < 8:
@@ -449,6 +458,9 @@ def tables_markdown(results: dict[str, Any]) -> str:
         if stage == 7:
             lines.append("**Stage 7 (not in the study): the state encoding, the carried network against the planes "
                          "encoding at each learning rate of stage 5**\n")
+        if stage == 8:
+            lines.append("**Stage 8 (not in the study): hidden neurons again, stage 2's sizes for the encoding stage 7 "
+                         "chose**\n")
         for key, title in (("all_play_all", "all play all"), ("with_random", f"against random, {results['eval_games']} games per seat")):
             lines.append(f"**Stage {stage}: {title}**\n")
             graded = all("optimal_mean" in row for row in summary[key])
