@@ -163,3 +163,15 @@ def test_a_wrong_symmetry_fails_the_suite(monkeypatch):
         check_symmetries(game)
     with pytest.raises(BoardlabError, match=r"Symmetry: actions must be a permutation of range\(3\), not \[0, 0, 2\]"):
         Symmetry(np.arange(3), [0, 0, 2])
+
+
+def test_a_symmetry_gathers_tensor_entries_and_scatters_actions():
+    """The directions the Symmetry docstring fixes, on permutations that are not their own inverse."""
+    from boardlab.core.game import Symmetry
+
+    turn = Symmetry(observation=[2, 0, 1], actions=[1, 2, 0])
+    assert turn.observations(np.array([10.0, 20.0, 30.0])).tolist() == [30.0, 10.0, 20.0]  # entry i is entry observation[i]
+    assert turn.observations(np.array([[1, 2, 3], [4, 5, 6]])).tolist() == [[3, 1, 2], [6, 4, 5]]  # a batch, row by row
+    policy = np.array([0.5, 0.3, 0.2])
+    assert turn.action_values(policy).tolist() == [0.2, 0.5, 0.3]  # the mass on action a moves to actions[a]
+    assert turn.action_values(np.array([[True, False, False]])).tolist() == [[False, True, False]]
