@@ -17,12 +17,14 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
+from boardlab.agents.az_selfplay import Samples
 from boardlab.agents.registry import make_agent
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, FormatError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL
 from boardlab.core.registry import make
 from boardlab.experiments.az_training import AZConfig, Trainer
+from boardlab.nn.az_learn import ReplayBuffer
 from boardlab.nn.az_net import Evaluator, load_model, new_network, relative_values, save_model
 from boardlab.trees.io import load_tree, save_tree
 
@@ -213,9 +215,6 @@ def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, augment):
 
 def test_augmented_minibatches_mirror_connect_four_samples():
     """Every drawn sample is the stored one or its mirror image, which is what the mirrored game itself shows."""
-    from boardlab.nn.az_learn import ReplayBuffer
-    from boardlab.agents.az_selfplay import Samples
-
     game = make("connect4:rows=4,cols=5,k=3")
     one_disc, full_first = game.state_from_moves("1"), game.state_from_moves("1111")
     policies = np.array([[1, 0, 0, 0, 0], [0, 0.5, 0.3, 0.2, 0]], np.float32)  # all mass on column 1; none on the full one

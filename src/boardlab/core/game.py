@@ -215,7 +215,7 @@ class Game:
         """
         return None
 
-    def symmetries(self) -> list["Symmetry"]:
+    def symmetries(self) -> list[Symmetry]:
         """The game's symmetries other than the identity, for training augmentation (see
         :class:`Symmetry` for what each must satisfy); by default none, only the identity.
 

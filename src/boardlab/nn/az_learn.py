@@ -15,7 +15,8 @@ masks and policy targets are transformed together; values stay as they are.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
