@@ -17,12 +17,14 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
+from boardlab.agents.az_selfplay import Samples
 from boardlab.agents.registry import make_agent
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, FormatError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL
 from boardlab.core.registry import make
 from boardlab.experiments.az_training import AZConfig, Trainer
+from boardlab.nn.az_learn import ReplayBuffer
 from boardlab.nn.az_net import Evaluator, load_model, new_network, relative_values, save_model
 from boardlab.trees.io import load_tree, save_tree
 
@@ -172,12 +174,13 @@ def _cfg(**changes) -> AZConfig:
                     hidden=16, layers=1, eval_games=2, eval_simulations=4, eval_mcts=10, seed=5, **changes)
 
 
-def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path):
+@pytest.mark.parametrize("augment", [False, True], ids=["plain", "augmented"])
+def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, augment):
     killed = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "boardlab", "train", "az", *TINY, "--iterations", "100000", "--eval-every", "100000",
-         "--out", str(killed)],
+         "--out", str(killed), "--augment" if augment else "--no-augment"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True,
     )
     try:
@@ -194,10 +197,10 @@ def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path):
     # the checkpoint, not history.json: a kill between the two writes leaves the checkpoint one ahead
     done = int(torch.load(killed / "checkpoint.pt", weights_only=True)["iteration"])
     goal = done + 2
-    resumed = Trainer(killed, _cfg(iterations=goal, eval_every=100000))
+    resumed = Trainer(killed, _cfg(iterations=goal, eval_every=100000, augment=augment))
     assert resumed.iteration == done
     resumed.run()
-    straight = Trainer(tmp_path / "straight", _cfg(iterations=goal, eval_every=100000))
+    straight = Trainer(tmp_path / "straight", _cfg(iterations=goal, eval_every=100000, augment=augment))
     straight.run()
     assert (killed / "model.pt").read_bytes() == (tmp_path / "straight" / "model.pt").read_bytes()
     for a, b in zip(resumed.net.state_dict().values(), straight.net.state_dict().values()):
@@ -205,7 +208,63 @@ def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path):
     for a, b in zip(resumed.history, straight.history):
         assert {k: v for k, v in a.items() if "hours" not in k} == {k: v for k, v in b.items() if "hours" not in k}
     with pytest.raises(BoardlabError, match="started with seed=5, not 6"):
-        Trainer(killed, replace(_cfg(iterations=goal, eval_every=100000), seed=6))
+        Trainer(killed, replace(_cfg(iterations=goal, eval_every=100000, augment=augment), seed=6))
+    with pytest.raises(BoardlabError, match=f"started with augment={augment}, not {not augment}"):
+        Trainer(killed, _cfg(iterations=goal, eval_every=100000, augment=not augment))
+
+
+def test_augmented_minibatches_mirror_connect_four_samples():
+    """Every drawn sample is the stored one or its mirror image, which is what the mirrored game itself shows."""
+    game = make("connect4:rows=4,cols=5,k=3")
+    one_disc, full_first = game.state_from_moves("1"), game.state_from_moves("1111")
+    policies = np.array([[1, 0, 0, 0, 0], [0, 0.5, 0.3, 0.2, 0]], np.float32)  # all mass on column 1; none on the full one
+    values = np.array([[0.25], [-0.5]], np.float32)
+    states = [one_disc, full_first]
+    buffer = ReplayBuffer(8, game.observation_tensor_shape(), 5, 1)
+    buffer.add(Samples(np.stack([s.observation_tensor(s.current_player()) for s in states]),
+                       np.stack([s.legal_actions_mask() for s in states]), policies, values))
+    assert buffer.arrays["obs"][0, 1, 3, 0] == 1 and buffer.arrays["mask"][1].tolist() == [False, True, True, True, True]
+    images = [game.state_from_moves("5"), game.state_from_moves("5555")]
+    mirrored_policies = policies[:, ::-1]
+    rng = np.random.default_rng(0)
+    batches = [buffer.batch(rng, 2, game.symmetries()) for _ in range(16)]  # a batch holds at most the buffer's size
+    batch = {f: np.concatenate([b[f].numpy() for b in batches]) for f in batches[0]}
+    kinds = set()
+    for obs, mask, policy, value in zip(batch["obs"], batch["mask"], batch["policy"], batch["value"]):
+        k = [0.25, -0.5].index(value[0])  # the value is never transformed, so it tells the samples apart
+        plain = np.array_equal(obs, buffer.arrays["obs"][k])
+        seen = states[k] if plain else images[k]
+        assert np.array_equal(obs, seen.observation_tensor(seen.current_player()))
+        assert np.array_equal(mask, seen.legal_actions_mask())
+        assert np.array_equal(policy, policies[k] if plain else mirrored_policies[k])
+        kinds.add((k, plain))
+    assert kinds == {(0, True), (0, False), (1, True), (1, False)}
+    assert mirrored_policies[0].tolist() == [0, 0, 0, 0, 1] and batch["obs"].dtype == np.float32
+    # the buffer keeps the positions as played
+    assert buffer.arrays["obs"][0, 1, 3, 0] == 1 and buffer.arrays["policy"][0, 0] == 1
+
+
+def test_augment_is_refused_for_a_game_without_symmetries(tmp_path):
+    with pytest.raises(BoardlabError, match="--augment needs a game with symmetries; mancala declares none"):
+        Trainer(tmp_path / "kalah", AZConfig(game="mancala", augment=True))
+    refused = runner.invoke(app, ["train", "az", "--game", "mancala", "--augment", "--out", str(tmp_path / "cli")])
+    assert refused.exit_code != 0 and "mancala declares none" in refused.output
+    assert not (tmp_path / "cli" / "checkpoint.pt").exists()
+
+
+def test_a_run_from_before_augmentation_resumes_without_it(tmp_path):
+    """Runs started before the option have no augment key in config.json nor in the checkpoint: they were plain."""
+    old = tmp_path / "old"
+    Trainer(old, _cfg(iterations=1, eval_every=100000)).run()
+    config = json.loads((old / "config.json").read_text())
+    del config["augment"]
+    (old / "config.json").write_text(json.dumps(config))
+    checkpoint = torch.load(old / "checkpoint.pt", weights_only=True)
+    del checkpoint["config"]["augment"]
+    torch.save(checkpoint, old / "checkpoint.pt")
+    again = runner.invoke(app, ["train", "az", "--out", str(old), "--iterations", "2", "--eval-every", "100000", "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["iterations"] == 2 and json.loads((old / "config.json").read_text())["augment"] is False
 
 
 def test_train_az_json_on_mancala_and_a_rerun_carries_on(tmp_path):

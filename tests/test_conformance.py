@@ -6,11 +6,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from boardlab.conformance import ConformanceError, check_game
 from boardlab.core import plugins
-from boardlab.core.errors import MissingDependencyError
+from boardlab.core.errors import BoardlabError, MissingDependencyError
 from boardlab.core.registry import game_names, make
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -128,3 +129,49 @@ def test_observation_tensors_are_seen_from_the_observing_seat():
     assert black[6, 3, 3] == 1  # the same pawn, seen by Black: rank 5 is Black's row 3
     assert white[17, 5, 2] == 1 and black[17, 2, 2] == 1 and white[17].sum() == 1  # c6
     assert white[12].min() == 1 and black[12].max() == 0
+
+
+@pytest.mark.parametrize("spec", ["connect4", "connect4:rows=4,cols=5,k=3", "connect4:rows=5,cols=4,k=3", "connect4:rows=2,cols=6,k=2"])
+def test_connect_four_declares_an_exact_mirror_on_every_board(spec):
+    from boardlab.conformance import check_symmetries
+
+    game = make(spec)
+    assert len(game.symmetries()) == 1
+    check_symmetries(game, games=6)
+
+
+def test_a_wrong_symmetry_fails_the_suite(monkeypatch):
+    from boardlab.conformance import check_symmetries
+    from boardlab.core.game import Symmetry
+    from boardlab.games.connect4 import ConnectFour
+
+    game = make("connect4:rows=4,cols=5,k=3")
+    mirror = game.symmetries()[0]
+    planes = np.arange(3 * 4 * 5).reshape(3, 4, 5)
+    wrong = [
+        Symmetry(planes[[1, 0, 2]][:, :, ::-1].reshape(-1), mirror.actions),  # the seats' planes swapped
+        Symmetry(mirror.observation, np.roll(np.arange(5), 1)),  # the board mirrored, the moves shifted
+        Symmetry(planes[:, ::-1, ::-1].reshape(-1), mirror.actions),  # turned upside down as well
+        Symmetry(mirror.observation, np.arange(5)),  # the moves not mirrored
+    ]
+    for symmetry in wrong:
+        monkeypatch.setattr(ConnectFour, "symmetries", lambda self, s=symmetry: [s])
+        with pytest.raises(ConformanceError, match="symmetries: symmetry 0: "):
+            check_symmetries(game)
+    monkeypatch.setattr(ConnectFour, "symmetries", lambda self: [Symmetry(np.arange(10), mirror.actions)])
+    with pytest.raises(ConformanceError, match=r"permutation of the 60 entries of a \(3, 4, 5\) tensor"):
+        check_symmetries(game)
+    with pytest.raises(BoardlabError, match=r"Symmetry: actions must be a permutation of range\(3\), not \[0, 0, 2\]"):
+        Symmetry(np.arange(3), [0, 0, 2])
+
+
+def test_a_symmetry_gathers_tensor_entries_and_scatters_actions():
+    """The directions the Symmetry docstring fixes, on permutations that are not their own inverse."""
+    from boardlab.core.game import Symmetry
+
+    turn = Symmetry(observation=[2, 0, 1], actions=[1, 2, 0])
+    assert turn.observations(np.array([10.0, 20.0, 30.0])).tolist() == [30.0, 10.0, 20.0]  # entry i is entry observation[i]
+    assert turn.observations(np.array([[1, 2, 3], [4, 5, 6]])).tolist() == [[3, 1, 2], [6, 4, 5]]  # a batch, row by row
+    policy = np.array([0.5, 0.3, 0.2])
+    assert turn.action_values(policy).tolist() == [0.2, 0.5, 0.3]  # the mass on action a moves to actions[a]
+    assert turn.action_values(np.array([[True, False, False]])).tolist() == [[False, True, False]]

@@ -19,6 +19,9 @@ The checks, one module each:
   the hidden part is redrawn, and a redraw depends only on what the seat saw;
   the observation tensor, when the game offers one, has its declared shape and
   bounds and shows nothing hidden either;
+* :mod:`~boardlab.conformance.symmetries`: each symmetry the game declares
+  (``Game.symmetries``) holds along random games replayed with the mapped
+  actions;
 * :mod:`~boardlab.conformance.end_to_end`: MCTS, a duel or tournament, the web
   API and a search tree saved and reopened.
 """
@@ -30,11 +33,12 @@ from pathlib import Path
 from boardlab.conformance.end_to_end import check_arena, check_search_and_trees, check_web
 from boardlab.conformance.failures import ConformanceError
 from boardlab.conformance.rules import check_declaration, check_random_play
+from boardlab.conformance.symmetries import check_symmetries
 from boardlab.conformance.views import check_observation_tensor, check_views
 from boardlab.core.registry import make
 
 __all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views", "check_observation_tensor",
-           "check_search_and_trees", "check_arena", "check_web"]
+           "check_symmetries", "check_search_and_trees", "check_arena", "check_web"]
 
 
 def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None, web: bool = True) -> None:
@@ -46,6 +50,7 @@ def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None,
     check_random_play(game, examples)
     check_views(game, max(3, examples // 3))
     check_observation_tensor(game)
+    check_symmetries(game)
     with tempfile.TemporaryDirectory() as own:
         folder = Path(scratch) if scratch is not None else Path(own)
         check_search_and_trees(game, folder)

@@ -215,6 +215,15 @@ class Game:
         """
         return None
 
+    def symmetries(self) -> list[Symmetry]:
+        """The game's symmetries other than the identity, for training augmentation (see
+        :class:`Symmetry` for what each must satisfy); by default none, only the identity.
+
+        Declare one only when it is exact for every parameter value: the conformance suite
+        plays random games both ways and fails the game on the first difference.
+        """
+        return []
+
     def observation_tensor_bounds(self) -> tuple[float, float]:
         """The lowest and highest value an observation tensor may hold (boardlab's games: 0 and 1)."""
         return (0.0, 1.0)
@@ -314,6 +323,61 @@ class Game:
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise FormatError("state 'seed' must be an integer or null")
         return self.state_from_history(history, seed, start)
+
+
+@dataclass(frozen=True, eq=False)
+class Symmetry:
+    """A transformation of a game onto itself that leaves its value unchanged (Connect Four's mirror).
+
+    Two integer index arrays:
+
+    * ``observation``, a permutation of the indices of the flattened observation
+      tensor: the transformed state's tensor is ``obs.reshape(-1)[observation]``
+      reshaped back (a gather: entry ``i`` of the transformed tensor is entry
+      ``observation[i]`` of the original);
+    * ``actions``, a permutation of ``range(game.num_distinct_actions())``:
+      action ``a`` of the original is action ``actions[a]`` of the transformed
+      state (a scatter: a policy ``p`` becomes ``q`` with ``q[actions[a]] = p[a]``,
+      a legal mask likewise), so :meth:`action_values` gathers with the inverse.
+
+    The contract, checked by the conformance suite: the symmetry maps the initial
+    state (any seed) to itself, and for every legal sequence of actions, playing
+    ``actions[a]`` for each player's action ``a`` (chance outcomes unchanged)
+    from the initial state is legal and reaches the transformed state: every
+    player's observation tensor is the permuted one, the legal mask the permuted
+    one, and the player to move, terminal status and returns are equal.
+    """
+
+    observation: np.ndarray
+    actions: np.ndarray
+
+    def __post_init__(self) -> None:
+        # read-only: one symmetry's arrays serve every batch it transforms
+        for name in ("observation", "actions"):
+            array = np.array(getattr(self, name), dtype=np.intp)
+            if not is_permutation(array):
+                raise BoardlabError(f"Symmetry: {name} must be a permutation of range({array.size}), "
+                                    f"not {array.tolist() if array.size <= 20 else 'an array of shape ' + str(array.shape)}")
+            array.setflags(write=False)
+            object.__setattr__(self, name, array)
+        inverse = np.empty_like(self.actions)
+        inverse[self.actions] = np.arange(len(self.actions))
+        inverse.setflags(write=False)
+        object.__setattr__(self, "_inverse_actions", inverse)
+
+    def observations(self, obs: np.ndarray) -> np.ndarray:
+        """The transformed observation tensor of one tensor ``obs``, or of each tensor of a batch along its first axis."""
+        return obs.reshape(-1, len(self.observation))[:, self.observation].reshape(obs.shape)
+
+    def action_values(self, values: np.ndarray) -> np.ndarray:
+        """Per-action arrays (policies, legal masks) of the transformed states: ``values[..., a]`` moves to
+        ``[..., actions[a]]``; the last axis is the action axis."""
+        return values[..., self._inverse_actions]
+
+
+def is_permutation(indices: np.ndarray) -> bool:
+    """Whether ``indices`` is a one-dimensional permutation of ``range(len(indices))``."""
+    return indices.ndim == 1 and np.array_equal(np.sort(indices), np.arange(indices.size))
 
 
 def replay_actions(state: "State", actions: Sequence[int]) -> "State":

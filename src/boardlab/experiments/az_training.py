@@ -49,6 +49,8 @@ from boardlab.nn.checkpoint import read_checkpoint
 RUN_FORMAT = "boardlab-az-run"
 #: settings a resumed run may change: how far and where it runs, not what it computes
 MAY_CHANGE = ("iterations",)
+#: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
+ADDED_SINCE = {"augment": False}
 
 
 @dataclass
@@ -78,6 +80,7 @@ class AZConfig:
     eval_simulations: int = 100
     eval_mcts: int = 200
     device: str = "cpu"
+    augment: bool = False  # minibatch samples seen through the game's symmetries (a run from before the option: False)
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
@@ -170,6 +173,10 @@ class Trainer:
         self.folder, self.cfg = Path(folder), cfg
         self.workers, self.backend, self.address = workers, backend, address
         self.game = make(cfg.game)
+        self.symmetries = self.game.symmetries() if cfg.augment else []
+        if cfg.augment and not self.symmetries:
+            raise BoardlabError(f"train az: --augment needs a game with symmetries; {self.game.spec()} declares none "
+                                f"(its Game.symmetries() is empty)")
         self.device = pick_device(cfg.device)
         torch.manual_seed(cfg.seed)
         self.net = new_network(self.game, cfg.arch()).to(self.device)
@@ -188,7 +195,7 @@ class Trainer:
     def _resume(self) -> None:
         data = read_checkpoint(self.checkpoint_path, RUN_FORMAT, "boardlab train az checkpoint",
                                f"{self.checkpoint_path}: no such checkpoint")
-        saved = data["config"]
+        saved = {**ADDED_SINCE, **data["config"]}
         changed = [f.name for f in fields(AZConfig) if f.name not in MAY_CHANGE and saved.get(f.name) != getattr(self.cfg, f.name)]
         if changed:
             name = changed[0]
@@ -238,7 +245,7 @@ class Trainer:
         games = [g for _, _, summary in done for g in summary]
         self.buffer.add(samples)
         rng = np.random.default_rng(derive_seed(cfg.seed, "train", it))
-        losses = train_steps(self.net, self.optimizer, self.buffer, cfg.steps, cfg.batch, rng, self.device)
+        losses = train_steps(self.net, self.optimizer, self.buffer, cfg.steps, cfg.batch, rng, self.device, self.symmetries)
         self.seconds += time.perf_counter() - start
         self.cpu_seconds += _cpu_time() - cpu
         self.iteration = it

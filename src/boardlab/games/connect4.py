@@ -20,6 +20,9 @@ planes ``(3, rows, cols)`` seen by the observing seat, row 0 the top row as
 printed: plane 0 its own stones, plane 1 the opponent's, plane 2 all ones when
 it is that seat's turn (zeros otherwise and once the game is over).
 
+Symmetry (:meth:`ConnectFour.symmetries`): the mirror image, column ``c`` to
+``cols - 1 - c`` in the tensor and in the actions, on every board size.
+
 OpenSpiel twin: ``connect_four(rows, columns, x_in_row)``, same actions (the
 column), same results; tests/test_openspiel_agreement.py plays both side by side.
 """
@@ -31,7 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
-from boardlab.core.game import TERMINAL, UNKNOWN_PLAYER, Game, GameType, OpenSpielTwin, State
+from boardlab.core.game import TERMINAL, UNKNOWN_PLAYER, Game, GameType, OpenSpielTwin, State, Symmetry
 from boardlab.core.params import Option
 
 MAX_BITS = 64
@@ -126,6 +129,12 @@ class ConnectFour(Game):
 
     def observation_tensor_shape(self) -> tuple[int, int, int]:
         return (3, self.rows, self.cols)
+
+    def symmetries(self) -> list[Symmetry]:
+        """The mirror image (column ``c`` becomes ``cols - 1 - c``): the rules see no left or right."""
+        shape = self.observation_tensor_shape()
+        cells = np.arange(int(np.prod(shape))).reshape(shape)
+        return [Symmetry(observation=cells[:, :, ::-1].reshape(-1), actions=np.arange(self.cols)[::-1])]
 
     def openspiel_twin(self) -> OpenSpielTwin:
         """OpenSpiel's ``connect_four`` with this board: the same columns as actions."""

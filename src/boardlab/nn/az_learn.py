@@ -5,15 +5,23 @@ the policy (over the legal actions only, illegal logits masked out), plus the
 squared error of the value head against the game's result, plus weight decay
 in the optimiser. The buffer is a ring of the last ``capacity`` positions in
 numpy arrays, so a checkpoint holds it as a few tensors.
+
+Augmentation: given the game's symmetries (``Game.symmetries``), each sample
+of a minibatch is replaced by its image under one drawn uniformly from the
+identity and those, by the same generator that draws the minibatch (so a run
+that draws the same minibatches draws the same images). Observations, legal
+masks and policy targets are transformed together; values stay as they are.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import torch
 
+from boardlab.core.game import Symmetry
 from boardlab.nn.az_net import PolicyValueNet
 
 FIELDS = ("obs", "mask", "policy", "value")
@@ -44,9 +52,20 @@ class ReplayBuffer:
             self.size = min(self.capacity, self.size + k)
             self.added += k
 
-    def batch(self, rng: np.random.Generator, size: int) -> dict[str, torch.Tensor]:
+    def batch(self, rng: np.random.Generator, size: int, symmetries: Sequence[Symmetry] = ()) -> dict[str, torch.Tensor]:
+        """A minibatch drawn by ``rng``; with ``symmetries``, each sample seen through one of them or the identity."""
         idx = rng.integers(0, self.size, size=min(size, self.size))
-        return {f: torch.from_numpy(self.arrays[f][idx]) for f in FIELDS}
+        picked = {f: self.arrays[f][idx] for f in FIELDS}  # fancy indexing copies: the buffer is never changed
+        if symmetries:
+            # drawn only when augmenting, so a run without it draws exactly the minibatches it always drew
+            which = rng.integers(0, len(symmetries) + 1, size=len(idx))  # 0: the identity
+            for number, symmetry in enumerate(symmetries, start=1):
+                rows = np.flatnonzero(which == number)
+                if rows.size:
+                    picked["obs"][rows] = symmetry.observations(picked["obs"][rows])
+                    picked["mask"][rows] = symmetry.action_values(picked["mask"][rows])
+                    picked["policy"][rows] = symmetry.action_values(picked["policy"][rows])
+        return {f: torch.from_numpy(picked[f]) for f in FIELDS}
 
     def state(self) -> dict[str, Any]:
         return {"capacity": self.capacity, "size": self.size, "next": self.next, "added": self.added,
@@ -69,12 +88,13 @@ def loss_terms(net: PolicyValueNet, batch: dict[str, torch.Tensor], device: str)
 
 
 def train_steps(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer, steps: int,
-                batch_size: int, rng: np.random.Generator, device: str) -> dict[str, float]:
-    """``steps`` gradient steps on minibatches drawn by ``rng``; the mean losses."""
+                batch_size: int, rng: np.random.Generator, device: str,
+                symmetries: Sequence[Symmetry] = ()) -> dict[str, float]:
+    """``steps`` gradient steps on minibatches drawn by ``rng`` (augmented by ``symmetries``, if any); the mean losses."""
     net.train()
     totals = [0.0, 0.0]
     for _ in range(steps):
-        p_loss, v_loss = loss_terms(net, buffer.batch(rng, batch_size), device)
+        p_loss, v_loss = loss_terms(net, buffer.batch(rng, batch_size, symmetries), device)
         optimizer.zero_grad()
         (p_loss + v_loss).backward()
         optimizer.step()
