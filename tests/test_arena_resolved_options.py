@@ -98,6 +98,39 @@ def test_an_option_added_since_is_a_change_too(tmp_path, monkeypatch):
         assert store.finished_indices(config().id) == {0}
 
 
+def test_an_option_added_since_with_its_old_value_declared_resumes(tmp_path, monkeypatch):
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        play_first(store, config(), 1)
+        monkeypatch.setattr(MCTSAgent, "options", {**MCTSAgent.options, "depth": Option("depth", int, 3, "a new option")})
+        monkeypatch.setattr(MCTSAgent, "options_added_since", {"depth": 3})  # 3 plays as mcts did before depth
+        assert tuple(play_missing(config(), store, workers=1)) == (1, 3, 0)
+        assert store.finished_indices(config().id) == {0, 1, 2, 3}
+
+
+def test_an_option_added_since_whose_default_plays_otherwise_is_refused(tmp_path, monkeypatch):
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        play_first(store, config(), 1)
+        monkeypatch.setattr(MCTSAgent, "options", {**MCTSAgent.options, "depth": Option("depth", int, 4, "a new option")})
+        monkeypatch.setattr(MCTSAgent, "options_added_since", {"depth": 3})
+        with pytest.raises(BoardlabError, match=r"depth stored 3 vs today 4"):
+            play_missing(config(), store, workers=1)
+        assert store.finished_indices(config().id) == {0}
+
+
+def test_every_agents_options_added_since_are_its_options_with_valid_values():
+    from boardlab.agents.registry import agent_class, agent_names
+    from boardlab.core.params import resolve_options
+
+    declared = 0
+    for name in agent_names():
+        cls = agent_class(name)
+        for option, value in cls.options_added_since.items():
+            assert option in cls.options, f"{name}: options_added_since names {option!r}, which is not an option"
+            resolve_options(name, cls.options, {option: value})  # raises on a value the option refuses
+            declared += 1
+    assert declared >= 2  # dw-emm's rollouts and rollout_policy
+
+
 def test_resuming_with_the_same_options_plays_only_the_missing_games(tmp_path):
     warnings = []
     with ResultStore(tmp_path / "r.sqlite") as store:

@@ -46,6 +46,10 @@ class Agent:
     time_with_iterations: ClassVar[bool] = True
     #: the option that counts a search's iterations (simulations, playouts), which servers bound
     iterations_option: ClassVar[str] = "iterations"
+    #: options added after tournaments of the agent may have been stored, each with the value that
+    #: plays exactly as the agent did before the option existed; a stored record without such an
+    #: option reads as that value, so adding an option does not refuse to resume those tournaments
+    options_added_since: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, **options: Any) -> None:
         self.config = resolve_options(f"agent {self.name!r}", self.options, options)

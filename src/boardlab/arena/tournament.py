@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 from boardlab.agents.base import Agent
-from boardlab.agents.registry import make_agent
+from boardlab.agents.registry import agent_class, make_agent
 from boardlab.arena import backends
 from boardlab.arena.schedule import FORMATS, ScheduledGame, make_schedule
 from boardlab.arena.store import GameResult, ResultStore
@@ -235,6 +235,7 @@ def resume_check(config: TournamentConfig, stored: Mapping[str, Any], where: str
                 "change of an agent's default options since cannot be detected: its stored games may have been "
                 "played by another version of an agent than today's")
     today = config.with_resolved_agents().resolved_agents
+    recorded = [{**agent_class(parse_spec(spec)[0]).options_added_since, **old} for spec, old in zip(config.agents, recorded)]
     changed = [(spec, _changes(old, new)) for spec, old, new in zip(config.agents, recorded, today)]
     changed = [(spec, changes) for spec, changes in changed if changes]
     if not changed:

@@ -61,6 +61,8 @@ class DwEmm(DiceWarsBot):
     name = "dw-emm"
     summary = "Dice Wars: multi-player expectiminimax over dt.ste's candidate attacks, with the study's thresholds and clock"
     searches = True
+    # rollouts= and rollout_policy= came with leaf=rollout, so a record from before them played without either
+    options_added_since = {"rollouts": 32, "rollout_policy": "ste"}
     options = {
         "lose": Option("lose", float, 0.2, "loss-rate threshold: attacks with a lower win probability are not searched",
                        between(0.0, 1.0)),
