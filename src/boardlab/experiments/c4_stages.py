@@ -98,7 +98,9 @@ def _set(path: str, value: Any) -> Callable[[dict], None]:
 
 def stage_variants(stage: int) -> list[tuple[str, Callable[[dict], None]]]:
     """``(suffix, change)`` for each configuration of a stage (stage 1 is handled apart)."""
-    if stage == 2:
+    if stage in (2, 8):
+        # stage 8: stage 2 chose the width for the study's 42 sigmoid inputs; stage 7's encoding may have
+        # changed the input (126 planes) and the units (ReLU), so the width is chosen again for it
         return [(str(h), _set("neural_storage.hidden_neurons", h)) for h in HIDDEN_NEURONS]
     if stage == 3:
         return [(str(t), _set("boltzmann_temperature", t)) for t in (0.5, 1.0, 1.5, 2.0)]
@@ -114,10 +116,6 @@ def stage_variants(stage: int) -> list[tuple[str, Callable[[dict], None]]]:
         # comparing it at the carried rate only would judge the encoding by a rate not made for it
         planes = [(f"planes_{lr}", _planes(lr)) for lr in LEARNING_RATES]
         return [("study", _keep), *planes]
-    if stage == 8:
-        # stage 2 chose the width for the study's 42 sigmoid inputs; stage 7's encoding may have
-        # changed the input (126 planes) and the units (ReLU), so the width is chosen again for it
-        return [(str(h), _set("neural_storage.hidden_neurons", h)) for h in HIDDEN_NEURONS]
     raise ValueError(f"stage {stage}")
 
 
