@@ -174,13 +174,14 @@ def _cfg(**changes) -> AZConfig:
                     hidden=16, layers=1, eval_games=2, eval_simulations=4, eval_mcts=10, seed=5, **changes)
 
 
-@pytest.mark.parametrize("augment", [False, True], ids=["plain", "augmented"])
-def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, augment):
+@pytest.mark.parametrize("augment,engine", [(False, "auto"), (True, "auto"), (False, "generic")],
+                         ids=["plain", "augmented", "generic-engine"])
+def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, augment, engine):
     killed = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "boardlab", "train", "az", *TINY, "--iterations", "100000", "--eval-every", "100000",
-         "--out", str(killed), "--augment" if augment else "--no-augment"],
+         "--out", str(killed), "--augment" if augment else "--no-augment", "--engine", engine],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True,
     )
     try:
@@ -197,10 +198,10 @@ def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, augment):
     # the checkpoint, not history.json: a kill between the two writes leaves the checkpoint one ahead
     done = int(torch.load(killed / "checkpoint.pt", weights_only=True)["iteration"])
     goal = done + 2
-    resumed = Trainer(killed, _cfg(iterations=goal, eval_every=100000, augment=augment))
+    resumed = Trainer(killed, _cfg(iterations=goal, eval_every=100000, augment=augment, engine=engine))
     assert resumed.iteration == done
     resumed.run()
-    straight = Trainer(tmp_path / "straight", _cfg(iterations=goal, eval_every=100000, augment=augment))
+    straight = Trainer(tmp_path / "straight", _cfg(iterations=goal, eval_every=100000, augment=augment, engine=engine))
     straight.run()
     assert (killed / "model.pt").read_bytes() == (tmp_path / "straight" / "model.pt").read_bytes()
     for a, b in zip(resumed.net.state_dict().values(), straight.net.state_dict().values()):
@@ -208,9 +209,9 @@ def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, augment):
     for a, b in zip(resumed.history, straight.history):
         assert {k: v for k, v in a.items() if "hours" not in k} == {k: v for k, v in b.items() if "hours" not in k}
     with pytest.raises(BoardlabError, match="started with seed=5, not 6"):
-        Trainer(killed, replace(_cfg(iterations=goal, eval_every=100000, augment=augment), seed=6))
+        Trainer(killed, replace(_cfg(iterations=goal, eval_every=100000, augment=augment, engine=engine), seed=6))
     with pytest.raises(BoardlabError, match=f"started with augment={augment}, not {not augment}"):
-        Trainer(killed, _cfg(iterations=goal, eval_every=100000, augment=not augment))
+        Trainer(killed, _cfg(iterations=goal, eval_every=100000, augment=not augment, engine=engine))
 
 
 def test_augmented_minibatches_mirror_connect_four_samples():

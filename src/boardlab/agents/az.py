@@ -43,6 +43,10 @@ def pick_device(device: str) -> str:
     return device
 
 
+def _one_of(*names: str):
+    return lambda value: None if value in names else "must be " + ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def _device_name(value: str) -> str | None:
     return None if value in ("auto", "cpu", "cuda") else "must be auto, cpu or cuda"
 
@@ -63,11 +67,16 @@ class AZAgent(Agent):
         "seed": Option("seed", int, None, "seed of the noise and of drawn moves (default: from the game seed)", non_negative),
         "device": Option("device", str, "cpu", "where the network runs: auto, cpu or cuda", _device_name),
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
+        "engine": Option("engine", str, "auto", "auto (the game's compiled PUCT when it offers one for this network on the CPU), "
+                         "compiled or generic; both search alike", _one_of("auto", "compiled", "generic")),
     }
+    #: before the option, every search was the generic one
+    options_added_since = {"engine": "generic"}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._evaluator = None
+        self._dense = None  # the network as arrays, for the game's compiled engine (CPU, MLP only)
         self._payload: dict[str, Any] | None = None
         self._trees: list[SearchTreeHandle] = []
         self.model_path: Path | None = Path(self.config["path"]) if self.config["path"] else None
@@ -93,11 +102,12 @@ class AZAgent(Agent):
         return problem
 
     def _load(self, path: Path, game: Game | None) -> None:
-        from boardlab.nn.az_net import Evaluator, load_model
+        from boardlab.nn.az_net import Evaluator, dense_network, load_model
 
         net, payload = load_model(path, game)
         self._payload = payload
         self._evaluator = Evaluator(net, pick_device(self.config["device"]))
+        self._dense = dense_network(net) if self._evaluator.device == "cpu" else None
 
     def reset(self, game: Game, player: int, seed: int | None = None) -> None:
         from boardlab.nn.az_net import check_model_game
@@ -115,6 +125,17 @@ class AZAgent(Agent):
         check_model_game(self._payload, game, str(self.model_path))
         super().reset(game, player, seed)
         self._trees = []
+        self._warm_up(game)
+
+    def _warm_up(self, game: Game) -> None:
+        """Load the compiled engine's code now, not in the first move's time (its own generator: the
+        agent's draws stay as they were)."""
+        if self.config["engine"] != "generic" and self._dense is not None:
+            import numpy as np
+
+            compiled = game.compiled_puct(game.new_initial_state(), self._dense, 1.0, np.random.default_rng(0), None)
+            if compiled is not None:
+                compiled.run(1)
 
     def step(self, state: State) -> int:
         start = time.perf_counter()
@@ -124,9 +145,12 @@ class AZAgent(Agent):
         if self.game is None or state.game != self.game:
             self.reset(state.game, player)
         noise = (self.config["alpha"], 0.25) if self.config["noise"] else None
-        search = PUCTSearch(state, self.config["c"], self.rng, noise)
+        search = self._new_search(state, noise)
         deadline = None if self.config["time"] is None else start + self.config["time"]
-        run_simulations([search], self.config["simulations"], self._evaluator.evaluate, self.stop, deadline)
+        if isinstance(search, PUCTSearch):
+            run_simulations([search], self.config["simulations"], self._evaluator.evaluate, self.stop, deadline)
+        else:
+            search.run(self.config["simulations"], deadline, self.stop)
         temperature = 1.0 if state.move_number() < self.config["temp_moves"] else 0.0
         action = search.choose(temperature)
         seconds = time.perf_counter() - start
@@ -155,6 +179,18 @@ class AZAgent(Agent):
             self._trees.append(SearchTreeHandle(search.snapshot(), meta))
             del self._trees[: -self.config["keep_trees"]]
         return action
+
+    def _new_search(self, state: State, noise: tuple[float, float] | None):
+        engine = self.config["engine"]
+        if engine != "generic" and self._dense is not None:
+            compiled = state.game.compiled_puct(state, self._dense, self.config["c"], self.rng, noise)
+            if compiled is not None:
+                return compiled
+        if engine == "compiled":
+            why = (f"{state.game.name} offers no compiled PUCT engine" if self._dense is not None
+                   else "its network is not an MLP of one value on the CPU")
+            raise SpecError(f"agent 'az': engine=compiled is not possible here: {why}")
+        return PUCTSearch(state, self.config["c"], self.rng, noise)
 
     @property
     def trees(self):

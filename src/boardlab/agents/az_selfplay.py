@@ -23,6 +23,7 @@ import numpy as np
 
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.core.rng import derive_seed, sample_chance
+from boardlab.core.search import DenseNetwork
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,9 @@ class SelfPlaySettings:
     alpha: float = 1.0  # Dirichlet concentration of the root noise
     noise_weight: float = 0.25
     temp_moves: int = 10
+    #: auto: the game's compiled PUCT engine when it offers one for the network (then each game
+    #: is played on its own, a whole search per call); generic: the lockstep rounds above
+    engine: str = "auto"
 
 
 @dataclass
@@ -52,9 +56,12 @@ class Samples:
 
 
 def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySettings,
-              value_targets: Callable[[list[float], int], np.ndarray]) -> tuple[Samples, list[dict[str, Any]]]:
+              value_targets: Callable[[list[float], int], np.ndarray],
+              network: DenseNetwork | None = None) -> tuple[Samples, list[dict[str, Any]]]:
     """Play one game per seed in lockstep; return the training samples of all and a summary per game
-    (``seed``, ``moves``, ``returns``). ``value_targets(returns, mover)`` is the value head's target."""
+    (``seed``, ``moves``, ``returns``). ``value_targets(returns, mover)`` is the value head's target.
+    With ``network`` (the same network as arrays) and ``settings.engine`` not generic, a game that
+    offers a compiled PUCT engine plays each game through it instead: the same searches and draws."""
     states = [game.new_initial_state(seed) for seed in seeds]
     rngs = [np.random.default_rng(derive_seed(seed, "az-selfplay")) for seed in seeds]
     actions = game.num_distinct_actions()
@@ -68,9 +75,16 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     for i in range(len(states)):
         settle(i)
     active = [i for i, s in enumerate(states) if not s.is_terminal()]
+    compiled = network is not None and settings.engine != "generic" and bool(active) \
+        and game.compiled_puct(states[active[0]], network, settings.c, np.random.default_rng(0), noise) is not None
     while active:
-        searches = [PUCTSearch(states[i], settings.c, rngs[i], noise) for i in active]
-        run_simulations(searches, settings.simulations, evaluate)
+        if compiled:
+            searches = [game.compiled_puct(states[i], network, settings.c, rngs[i], noise) for i in active]
+            for search in searches:
+                search.run(settings.simulations)
+        else:
+            searches = [PUCTSearch(states[i], settings.c, rngs[i], noise) for i in active]
+            run_simulations(searches, settings.simulations, evaluate)
         for i, search in zip(active, searches):
             state = states[i]
             mover = state.current_player()

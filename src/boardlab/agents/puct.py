@@ -35,7 +35,7 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import CHANCE, TERMINAL, State
-from boardlab.core.search import ChildStats, SearchSnapshot
+from boardlab.core.search import ChildStats, SearchSnapshot, choose_by_visits, visit_policy
 
 
 class PUCTSearch:
@@ -203,26 +203,11 @@ class PUCTSearch:
 
     def policy(self, actions: int) -> np.ndarray:
         """The root's visit shares over all ``actions`` of the game (the policy head's training target)."""
-        out = np.zeros(actions, dtype=np.float32)
-        for ch in self.root_children():
-            out[ch.action] = ch.visits
-        total = out.sum()
-        return out / total if total > 0 else out
+        return visit_policy(self.root_children(), actions)
 
     def choose(self, temperature: float) -> int:
-        """The most visited root move (ties: the better mean, then the lower action) when
-        ``temperature`` is 0, else a move drawn with probability proportional to visits^(1/T)."""
-        children = self.root_children()
-        if temperature <= 0:
-            if self.simulations == 0:  # stopped before any simulation: the network's favourite
-                priors = self.root_priors()
-                return max(children, key=lambda ch: (priors[ch.action], -ch.action)).action
-            return max(children, key=lambda ch: (ch.visits, ch.mean, -ch.action)).action
-        counts = np.array([ch.visits for ch in children], dtype=np.float64)
-        if counts.sum() == 0:
-            counts[:] = 1.0
-        weights = counts ** (1.0 / temperature)
-        return children[int(self.rng.choice(len(children), p=weights / weights.sum()))].action
+        """The move to play: see :func:`boardlab.core.search.choose_by_visits`."""
+        return choose_by_visits(self.root_children(), self.root_priors(), self.simulations, temperature, self.rng)
 
     def snapshot(self) -> SearchSnapshot:
         return SearchSnapshot(

@@ -190,6 +190,17 @@ class Game:
         with random playouts and exploration constant ``c``), or None."""
         return None
 
+    def compiled_puct(self, state: "State", network: Any, c: float, rng: np.random.Generator,
+                      noise: tuple[float, float] | None) -> Any | None:
+        """A compiled PUCT engine for ``state`` guided by ``network`` (a
+        :class:`boardlab.core.search.DenseNetwork`), or None: the ``az`` agent and
+        self-play then run the generic search. It must search exactly as
+        :class:`boardlab.agents.puct.PUCTSearch` does (same selection, backup, visit
+        contract and draws from ``rng``: the root noise, then the move) and offer its
+        ``run``, ``simulations``, ``root_children``, ``root_priors``, ``policy``,
+        ``choose`` and ``snapshot``."""
+        return None
+
     def default_evaluator(self) -> str | None:
         """The name of the leaf evaluator search uses by default (``mcts:eval=none``
         forces random playouts), or None for random playouts."""

@@ -105,3 +105,54 @@ def subtree_mask(parent: np.ndarray, root: int) -> np.ndarray:
         if p >= 0 and keep[p]:
             keep[i] = True
     return keep
+
+
+# --- PUCT (AlphaZero) search: what a game's compiled engine shares with the generic one -----------
+@dataclass(frozen=True)
+class DenseNetwork:
+    """A policy-value MLP as plain float32 arrays, for a game's compiled PUCT engine (no torch inside).
+
+    ``h = relu(w_in @ x + b_in)``, then ``h = relu(w_hidden[i] @ h + b_hidden[i])`` for each
+    hidden layer after the first, ``logits = w_policy @ h + b_policy`` and
+    ``value = tanh(w_value @ h + b_value)``: the value of the player to move in a two-player
+    zero-sum game. ``x`` is the flattened observation tensor of the player to move.
+    """
+
+    w_in: np.ndarray  # (hidden, inputs)
+    b_in: np.ndarray  # (hidden,)
+    w_hidden: np.ndarray  # (layers - 1, hidden, hidden)
+    b_hidden: np.ndarray  # (layers - 1, hidden)
+    w_policy: np.ndarray  # (actions, hidden)
+    b_policy: np.ndarray  # (actions,)
+    w_value: np.ndarray  # (1, hidden)
+    b_value: np.ndarray  # (1,)
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in the order compiled kernels take them, each C-contiguous float32."""
+        return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in (
+            self.w_in, self.b_in, self.w_hidden, self.b_hidden, self.w_policy, self.b_policy, self.w_value, self.b_value))
+
+
+def visit_policy(children: list[ChildStats], actions: int) -> np.ndarray:
+    """The root's visit shares over all ``actions`` of the game (the policy head's training target)."""
+    out = np.zeros(actions, dtype=np.float32)
+    for ch in children:
+        out[ch.action] = ch.visits
+    total = out.sum()
+    return out / total if total > 0 else out
+
+
+def choose_by_visits(children: list[ChildStats], priors: dict[int, float], simulations: int, temperature: float,
+                     rng: np.random.Generator) -> int:
+    """The most visited root move (ties: the better mean, then the lower action) when
+    ``temperature`` is 0, else a move drawn with probability proportional to visits^(1/T).
+    With no simulation done, the prior's favourite."""
+    if temperature <= 0:
+        if simulations == 0:
+            return max(children, key=lambda ch: (priors[ch.action], -ch.action)).action
+        return max(children, key=lambda ch: (ch.visits, ch.mean, -ch.action)).action
+    counts = np.array([ch.visits for ch in children], dtype=np.float64)
+    if counts.sum() == 0:
+        counts[:] = 1.0
+    weights = counts ** (1.0 / temperature)
+    return children[int(rng.choice(len(children), p=weights / weights.sum()))].action

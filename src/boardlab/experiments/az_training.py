@@ -42,7 +42,7 @@ from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
 from boardlab.nn.az_learn import ReplayBuffer, train_steps
 from boardlab.nn.az_net import (
-    Evaluator, model_payload, network_from_payload, new_network, relative_values, save_model, value_outputs,
+    Evaluator, dense_network, model_payload, network_from_payload, new_network, relative_values, save_model, value_outputs,
 )
 from boardlab.nn.checkpoint import read_checkpoint
 
@@ -50,7 +50,7 @@ RUN_FORMAT = "boardlab-az-run"
 #: settings a resumed run may change: how far and where it runs, not what it computes
 MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
-ADDED_SINCE = {"augment": False}
+ADDED_SINCE = {"augment": False, "engine": "generic"}
 
 
 @dataclass
@@ -81,6 +81,7 @@ class AZConfig:
     eval_mcts: int = 200
     device: str = "cpu"
     augment: bool = False  # minibatch samples seen through the game's symmetries (a run from before the option: False)
+    engine: str = "auto"  # self-play search: the game's compiled PUCT where it offers one (auto), or generic
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
@@ -96,6 +97,8 @@ class AZConfig:
                 raise BoardlabError(f"train az: {name} must not be negative, not {getattr(self, name)}")
         if not (0 <= self.noise_weight <= 1):
             raise BoardlabError(f"train az: noise_weight must be between 0 and 1, not {self.noise_weight}")
+        if self.engine not in ("auto", "generic"):
+            raise BoardlabError(f"train az: engine must be auto or generic, not {self.engine!r}")
         if self.lr <= 0 or self.c < 0 or self.alpha <= 0 or self.weight_decay < 0:
             raise BoardlabError("train az: lr and alpha must be positive, c and weight_decay not negative")
 
@@ -116,7 +119,8 @@ def selfplay_job(item: tuple) -> tuple[int, dict[str, Any], list[dict[str, Any]]
     evaluator = Evaluator(net, device)
     outputs = value_outputs(game)
     samples, summary = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(**settings),
-                                 lambda returns, mover: relative_values(np.asarray(returns), mover, outputs))
+                                 lambda returns, mover: relative_values(np.asarray(returns), mover, outputs),
+                                 dense_network(net) if evaluator.device == "cpu" else None)
     return index, {"obs": samples.obs, "mask": samples.mask, "policy": samples.policy, "value": samples.value}, summary
 
 
@@ -237,7 +241,7 @@ class Trainer:
         start, cpu = time.perf_counter(), _cpu_time()
         seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
         model_bytes = _state_bytes(self._model_payload())
-        settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves))
+        settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done = sorted(map_tasks(selfplay_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])

@@ -163,6 +163,13 @@ class ConnectFour(Game):
 
         return CompiledConnect4Search(state, seed, c)
 
+    def compiled_puct(self, state: "ConnectFourState", network, c: float, rng: np.random.Generator,
+                      noise: tuple[float, float] | None):
+        """PUCT compiled whole with numba, the MLP's forward pass included (:mod:`boardlab.games.connect4_puct`)."""
+        from boardlab.games.connect4_puct import CompiledConnect4PUCT
+
+        return CompiledConnect4PUCT(state, network, c, rng, noise)
+
     def split_moves(self, text: str) -> list[str]:
         # Pons' notation "4453": one digit per move, when every column is a single digit
         stripped = text.strip()

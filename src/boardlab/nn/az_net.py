@@ -35,6 +35,7 @@ from torch import nn
 
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
+from boardlab.core.search import DenseNetwork
 from boardlab.nn.checkpoint import read_checkpoint
 
 MODEL_FORMAT = "boardlab-az-model"
@@ -164,6 +165,24 @@ class Evaluator:
         self.calls += 1
         self.positions += n
         return probs, out
+
+
+def dense_network(net: PolicyValueNet) -> DenseNetwork | None:
+    """The network as plain arrays for a game's compiled PUCT engine, or None when it is not an
+    MLP with one value output (a resnet, or a game of more than two players)."""
+    if net.arch["kind"] != "mlp" or net.values != 1:
+        return None
+    linear = [m for m in net.trunk if isinstance(m, nn.Linear)]
+    arrays = lambda t: t.detach().cpu().numpy().astype(np.float32)  # noqa: E731
+    hidden = linear[1:]
+    width = linear[0].out_features
+    return DenseNetwork(
+        w_in=arrays(linear[0].weight), b_in=arrays(linear[0].bias),
+        w_hidden=np.stack([arrays(m.weight) for m in hidden]) if hidden else np.zeros((0, width, width), np.float32),
+        b_hidden=np.stack([arrays(m.bias) for m in hidden]) if hidden else np.zeros((0, width), np.float32),
+        w_policy=arrays(net.policy_head.weight), b_policy=arrays(net.policy_head.bias),
+        w_value=arrays(net.value_head[0].weight), b_value=arrays(net.value_head[0].bias),
+    )
 
 
 def relative_values(returns: np.ndarray, mover: int, outputs: int) -> np.ndarray:

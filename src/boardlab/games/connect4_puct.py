@@ -1,0 +1,353 @@
+"""PUCT (AlphaZero's search) for Connect Four compiled whole with numba, the network's forward pass included.
+
+Connect Four offers this engine through ``ConnectFour.compiled_puct`` for a
+policy-value MLP given as plain arrays (:class:`boardlab.core.search.DenseNetwork`);
+the ``az`` agent and self-play use it instead of
+:class:`boardlab.agents.puct.PUCTSearch`, whose every simulation crosses from
+Python to torch and back. It is the same search: the same selection
+(``Q + c * P * sqrt(N) / (1 + n)``, the first best child in column order),
+the same backup, visit contract and tree export, and the same draws from the
+caller's generator (the root's Dirichlet noise when the root is evaluated,
+then the move). Only the network's arithmetic differs, in float32 rounding:
+BLAS matrix-vector products here, torch's there.
+
+A node is created the first time a simulation walks into it: a won or full
+board is terminal and backs up its result at every visit; any other position
+is judged by the network at once, which gives its children their priors.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from boardlab.core.errors import BoardlabError
+from boardlab.core.game import TERMINAL
+from boardlab.core.search import ChildStats, DenseNetwork, SearchSnapshot, choose_by_visits, visit_policy
+from boardlab.games.connect4 import ConnectFour, ConnectFourState
+from boardlab.games.connect4_kernel import Connect4Kernel, _won
+
+NOT_TERMINAL = -2  # ``term`` column: -2 in play, -1 tie, 0 or 1 the winner
+
+
+@njit(cache=True)
+def evaluate(mine, theirs, mask, top, cell_bits, w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value,
+             priors):
+    """The network's verdict on a position where the owner of ``mine`` is to move: its value
+    (returned) and, in ``priors``, the softmax of the logits over the legal columns (0 elsewhere)."""
+    cells = cell_bits.shape[0]
+    x = np.zeros(3 * cells, dtype=np.float32)
+    for i in range(cells):
+        if mine & cell_bits[i]:
+            x[i] = 1.0
+        elif theirs & cell_bits[i]:
+            x[cells + i] = 1.0
+        x[2 * cells + i] = 1.0  # the plane that says "your move"
+    zero = np.float32(0.0)
+    h = np.maximum(np.dot(w_in, x) + b_in, zero)
+    for layer in range(w_hidden.shape[0]):
+        h = np.maximum(np.dot(w_hidden[layer], h) + b_hidden[layer], zero)
+    logits = np.dot(w_policy, h) + b_policy
+    value = np.float64(np.float32(math.tanh(np.dot(w_value, h)[0] + b_value[0])))  # float32, as torch's
+    # a float32 softmax over the legal columns, as torch's masked one, then in float64
+    top_logit = -np.inf
+    for col in range(top.shape[0]):
+        if mask & top[col] == np.uint64(0) and logits[col] > top_logit:
+            top_logit = logits[col]
+    total = np.float32(0.0)
+    for col in range(top.shape[0]):
+        if mask & top[col] == np.uint64(0):
+            e = np.float32(math.exp(logits[col] - top_logit))
+            priors[col] = e
+            total += e
+        else:
+            priors[col] = 0.0
+    for col in range(top.shape[0]):
+        priors[col] = np.float64(np.float32(priors[col]) / total)
+    return value
+
+
+@njit(cache=True)
+def _expand(node, mask, top, priors, parent, first, nch, action, mover_of_children, prior, visits, mean, wins, created,
+            player, term, mover, used):
+    """Allocate ``node``'s children (its legal columns, in order) with the priors renormalised over them."""
+    total = 0.0
+    for col in range(top.shape[0]):
+        if mask & top[col] == np.uint64(0):
+            total += priors[col]
+    f = used[0]
+    k = 0
+    legal = 0
+    for col in range(top.shape[0]):
+        if mask & top[col] == np.uint64(0):
+            legal += 1
+    for col in range(top.shape[0]):
+        if mask & top[col] != np.uint64(0):
+            continue
+        ch = f + k
+        parent[ch] = node
+        first[ch] = -1
+        nch[ch] = 0
+        action[ch] = col
+        mover[ch] = mover_of_children
+        prior[ch] = priors[col] / total if total > 0 else 1.0 / legal
+        visits[ch] = 0
+        mean[ch] = 0.0
+        wins[ch] = 0
+        created[ch] = -1
+        player[ch] = -1
+        term[ch] = NOT_TERMINAL
+        k += 1
+    used[0] = f + k
+    first[node] = f
+    nch[node] = k
+
+
+@njit(cache=True)
+def puct_simulations(
+    b0, b1, to_move, bottom, top, column_mask, steps, full, cell_bits,
+    w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value,
+    parent, first, nch, action, mover, prior, visits, mean, wins, created, player, term,
+    used, simulations, done_before, c,
+):
+    """Run up to ``simulations`` simulations from the root (node 0, already expanded).
+
+    Stops early when the arrays could not hold another expansion; returns the number done.
+    """
+    cols = top.shape[0]
+    capacity = parent.shape[0]
+    path = np.empty(cell_bits.shape[0] + 2, dtype=np.int64)
+    boards = np.empty(2, dtype=np.uint64)
+    priors = np.empty(cols, dtype=np.float64)
+    done = 0
+    for sim in range(simulations):
+        if used[0] + cols > capacity:
+            break
+        boards[0] = b0
+        boards[1] = b1
+        mask = b0 | b1
+        p = to_move
+        node = 0
+        path[0] = 0
+        depth = 1
+        value = 0.0  # for the player ``leaf_player``
+        leaf_player = 0
+        while True:
+            f = first[node]
+            k = nch[node]
+            scale = c * math.sqrt(max(visits[node], 1))
+            best = f
+            best_score = -np.inf
+            for ch in range(f, f + k):
+                n = visits[ch]
+                score = (mean[ch] if n else 0.0) + scale * prior[ch] / (1 + n)
+                if score > best_score:
+                    best = ch
+                    best_score = score
+            path[depth] = best
+            depth += 1
+            if visits[best] == 0:  # a position never seen: note what it is
+                col = action[best]
+                move = (mask + bottom[col]) & column_mask[col]
+                boards[p] |= move
+                mask |= move
+                created[best] = done_before + sim + 1
+                if _won(boards[p], steps):
+                    term[best] = p
+                    player[best] = TERMINAL
+                    value = 1.0
+                    leaf_player = p
+                elif mask == full:
+                    term[best] = -1
+                    player[best] = TERMINAL
+                    value = 0.0
+                    leaf_player = p
+                else:
+                    player[best] = p ^ 1
+                    value = evaluate(boards[p ^ 1], boards[p], mask, top, cell_bits, w_in, b_in, w_hidden, b_hidden,
+                                     w_policy, b_policy, w_value, b_value, priors)
+                    leaf_player = p ^ 1
+                    _expand(best, mask, top, priors, parent, first, nch, action, p ^ 1, prior, visits, mean, wins,
+                            created, player, term, mover, used)
+                break
+            if term[best] != NOT_TERMINAL:  # a finished game, seen before: its result again
+                t = term[best]
+                value = 0.0 if t < 0 else 1.0
+                leaf_player = p
+                break
+            col = action[best]
+            move = (mask + bottom[col]) & column_mask[col]
+            boards[p] |= move
+            mask |= move
+            node = best
+            p ^= 1
+        for d in range(depth):
+            nd = path[d]
+            r = value if mover[nd] == leaf_player else -value
+            n = visits[nd] + 1
+            visits[nd] = n
+            mean[nd] += (r - mean[nd]) / n
+            if r > 0:  # two seats, opposite values: the mover strictly first
+                wins[nd] += 1
+        done += 1
+    return done
+
+
+COLUMNS = (
+    ("parent", np.int32), ("first", np.int32), ("nch", np.int8), ("action", np.int8), ("mover", np.int8),
+    ("prior", np.float64), ("visits", np.int32), ("mean", np.float64), ("wins", np.int32), ("created", np.int32),
+    ("player", np.int8), ("term", np.int8),
+)
+
+
+class CompiledConnect4PUCT:
+    """One PUCT tree rooted at ``state``, in numpy arrays grown by doubling; the API of
+    :class:`boardlab.agents.puct.PUCTSearch` that the ``az`` agent and self-play use."""
+
+    engine = "compiled-puct"
+
+    def __init__(self, state: ConnectFourState, network: DenseNetwork, c: float, rng: np.random.Generator,
+                 noise: tuple[float, float] | None = None) -> None:
+        if state.is_terminal():
+            raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
+        game: ConnectFour = state.game
+        weights = network.arrays()
+        if weights[0].shape[1] != 3 * game.rows * game.cols or weights[4].shape[0] != game.cols or weights[6].shape[0] != 1:
+            raise BoardlabError(f"puct: this network does not fit {game.spec()} (inputs {weights[0].shape[1]}, "
+                                f"actions {weights[4].shape[0]}, values {weights[6].shape[0]})")
+        self.weights = weights
+        self.kernel: Connect4Kernel = game.playout_kernel()
+        self.full = np.uint64(game.board_mask)
+        self.cell_bits = np.ascontiguousarray(game._cell_bits.reshape(-1))
+        self.table = [str(col + 1) for col in range(game.cols)]
+        self.c = float(c)
+        self.rng = rng
+        self.noise = noise
+        self.cols = game.cols
+        self.root = state.clone()
+        self.root_history = list(state.history)
+        self.b0, self.b1, self.to_move = np.uint64(state.boards[0]), np.uint64(state.boards[1]), state.player
+        self.a = {name: np.zeros(4 * game.cols + 2, dtype=dtype) for name, dtype in COLUMNS}
+        a = self.a
+        a["parent"][0] = a["action"][0] = a["first"][0] = -1
+        a["prior"][0] = 1.0
+        a["mover"][0] = state.player
+        a["player"][0] = state.player
+        a["term"][0] = NOT_TERMINAL
+        self.used = np.zeros(1, dtype=np.int64)
+        self.used[0] = 1
+        self.simulations = 0
+
+    def _evaluate_root(self) -> None:
+        """The root's own evaluation (no simulation): its children's priors, with the noise mixed in."""
+        k = self.kernel
+        priors = np.zeros(self.cols, dtype=np.float64)
+        mine, theirs = (self.b0, self.b1) if self.to_move == 0 else (self.b1, self.b0)
+        evaluate(mine, theirs, self.b0 | self.b1, k.top, self.cell_bits, *self.weights, priors)
+        legal = [col for col in range(self.cols) if (int(self.b0 | self.b1) & int(k.top[col])) == 0]
+        p = priors[legal]
+        total = p.sum()
+        p = p / total if total > 0 else np.full(len(legal), 1.0 / len(legal))
+        if self.noise is not None and len(legal) > 1:
+            alpha, weight = self.noise
+            p = (1 - weight) * p + weight * self.rng.dirichlet(np.full(len(legal), alpha))
+        a = self.a
+        a["first"][0], a["nch"][0] = 1, len(legal)
+        for i, col in enumerate(legal):  # what _expand writes, with these priors as they are
+            ch = 1 + i
+            a["parent"][ch], a["first"][ch], a["action"][ch], a["mover"][ch] = 0, -1, col, self.to_move
+            a["prior"][ch], a["created"][ch], a["player"][ch], a["term"][ch] = p[i], -1, -1, NOT_TERMINAL
+        self.used[0] = 1 + len(legal)
+
+    def run(self, simulations: int | None, deadline: float | None = None, stop=None) -> int:
+        """Simulate until ``simulations`` more are done, ``deadline`` (perf_counter) passes or
+        ``stop`` (a threading.Event) is set; the root is always evaluated first, and a deadline
+        already past or a stop already set leaves it at that (the priors choose the move)."""
+        if self.a["first"][0] < 0:
+            self._evaluate_root()
+        k = self.kernel
+        done = 0
+        chunk = 16
+        while simulations is None or done < simulations:
+            # as the generic search: the root's evaluation first, then look at the clock and the stop
+            if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
+                break
+            want = chunk if simulations is None else min(chunk, simulations - done)
+            need = int(self.used[0]) + self.cols * (want + 1)
+            if need > len(self.a["parent"]):
+                self._grow(need)
+            a = self.a
+            start = time.perf_counter()
+            n = puct_simulations(
+                self.b0, self.b1, self.to_move, k.bottom, k.top, k.column_mask, k.steps, self.full, self.cell_bits,
+                *self.weights,
+                a["parent"], a["first"], a["nch"], a["action"], a["mover"], a["prior"], a["visits"], a["mean"],
+                a["wins"], a["created"], a["player"], a["term"], self.used, want, self.simulations, self.c,
+            )
+            done += n
+            self.simulations += n
+            now = time.perf_counter()
+            if deadline is not None:
+                left = deadline - now
+                if left <= 0:
+                    break
+                rate = n / max(now - start, 1e-9)
+                chunk = int(max(1, min(1 << 12, rate * left / 10)))  # a tenth of what is left
+            else:
+                chunk = min(chunk * 2, 1 << 12)
+        return done
+
+    def _grow(self, need: int) -> None:
+        size = len(self.a["parent"])
+        while size < need:
+            size *= 2
+        for name, arr in self.a.items():
+            grown = np.zeros(size, dtype=arr.dtype)
+            grown[: len(arr)] = arr
+            self.a[name] = grown
+
+    # --- results, as PUCTSearch gives them -------------------------------------------
+    def root_visits(self) -> int:
+        return int(self.a["visits"][0])
+
+    def root_children(self) -> list[ChildStats]:
+        a = self.a
+        f, k = int(a["first"][0]), int(a["nch"][0])
+        if f < 0:
+            return []
+        return [ChildStats(int(a["action"][ch]), int(a["visits"][ch]), int(a["wins"][ch]), float(a["mean"][ch]))
+                for ch in range(f, f + k)]
+
+    def root_priors(self) -> dict[int, float]:
+        a = self.a
+        f, k = int(a["first"][0]), int(a["nch"][0])
+        return {int(a["action"][ch]): float(a["prior"][ch]) for ch in range(f, f + k)} if f >= 0 else {}
+
+    def policy(self, actions: int) -> np.ndarray:
+        return visit_policy(self.root_children(), actions)
+
+    def choose(self, temperature: float) -> int:
+        return choose_by_visits(self.root_children(), self.root_priors(), self.simulations, temperature, self.rng)
+
+    def snapshot(self) -> SearchSnapshot:
+        used = int(self.used[0])
+        a = self.a
+        root = self.root
+        return SearchSnapshot(
+            root=root.clone(),
+            parent=a["parent"][:used].astype(np.int64),
+            actions=a["action"][:used].astype(np.int64),
+            visits=a["visits"][:used].astype(np.int64),
+            wins=a["wins"][:used].astype(np.int64),
+            mean=a["mean"][:used].copy(),
+            player=a["player"][:used].copy(),
+            created=np.maximum(a["created"][:used], -1).astype(np.int64),
+            move_table=self.table,
+            path_separator="" if root.start is None and self.cols <= 9 else None,
+            root_notation=root.notation(),
+            engine=self.engine,
+            extra={"priors": a["prior"][:used].copy()},
+        )

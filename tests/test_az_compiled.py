@@ -1,0 +1,110 @@
+"""Connect Four's compiled PUCT engine: the same search, tree and self-play games as the generic one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
+from boardlab.agents.puct import PUCTSearch, run_simulations
+from boardlab.agents.registry import make_agent
+from boardlab.core.errors import SpecError
+from boardlab.core.registry import make
+from boardlab.nn.az_net import Evaluator, dense_network, new_network, relative_values, save_model
+
+
+def _network(game, layers: int = 2, seed: int = 0):
+    torch.manual_seed(seed)
+    return new_network(game, {"kind": "mlp", "hidden": 32, "layers": layers}).eval()
+
+
+def _positions(game, count: int, seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(0, game.rows * game.cols - 2))):
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+            if state.is_terminal():
+                break
+        if not state.is_terminal():
+            out.append(state)
+    return out
+
+
+@pytest.mark.parametrize("spec,layers", [("connect4", 2), ("connect4:rows=4,cols=5,k=3", 1)])
+def test_the_compiled_engine_grows_the_generic_search_tree(spec, layers):
+    """Node for node: the same children, visits, wins, creation order, means and priors, and the same drawn move."""
+    game = make(spec)
+    net = _network(game, layers)
+    evaluator, dense = Evaluator(net), dense_network(net)
+    for k, state in enumerate(_positions(game, 12, seed=len(spec))):
+        for noise in (None, (1.0, 0.25)):
+            generic = PUCTSearch(state, 1.5, np.random.default_rng(k), noise)
+            run_simulations([generic], 150, evaluator.evaluate)
+            compiled = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), noise)
+            assert compiled.run(150) == 150 and compiled.simulations == 150
+            a, b = generic.snapshot(), compiled.snapshot()
+            for column in ("parent", "actions", "visits", "wins", "player", "created"):
+                assert np.array_equal(getattr(a, column), getattr(b, column)), (state.notation(), noise, column)
+            assert np.allclose(a.mean, b.mean, atol=1e-5) and np.allclose(a.extra["priors"], b.extra["priors"], atol=1e-5)
+            assert generic.root_children() == compiled.root_children() or np.allclose(
+                [c.mean for c in generic.root_children()], [c.mean for c in compiled.root_children()], atol=1e-5)
+            assert np.array_equal(generic.policy(game.cols), compiled.policy(game.cols))
+            assert generic.choose(1.0) == compiled.choose(1.0) and generic.choose(0.0) == compiled.choose(0.0)
+
+
+def test_the_compiled_engine_keeps_the_visit_contract_at_a_finished_game():
+    """A winning move is terminal: every visit into it backs up a win, it has no children, and search finds it."""
+    game = make("connect4")
+    state = game.state_from_moves("1 2 1 2 1 2")  # X wins in column 1
+    compiled = game.compiled_puct(state, dense_network(_network(game)), 1.5, np.random.default_rng(0), None)
+    compiled.run(300)
+    tree = compiled.snapshot()
+    win = [i for i in range(1, len(tree.parent)) if tree.parent[i] == 0 and tree.actions[i] == 0][0]
+    assert compiled.choose(0.0) == 0 and tree.wins[win] == tree.visits[win] > 0
+    assert tree.mean[win] == 1.0 and win not in set(tree.parent[1:].tolist())
+    assert tree.visits[0] == 300 == sum(tree.visits[i] for i in range(1, len(tree.parent)) if tree.parent[i] == 0)
+
+
+def test_self_play_through_the_compiled_engine_plays_the_generic_games():
+    game = make("connect4:rows=4,cols=5,k=3")
+    net = _network(game, 1, seed=3)
+    evaluator = Evaluator(net)
+    targets = lambda returns, mover: relative_values(np.asarray(returns), mover, 1)  # noqa: E731
+    seeds = [11, 12, 13]
+    generic, generic_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=20, engine="generic"), targets,
+                                       dense_network(net))
+    compiled, compiled_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=20), targets, dense_network(net))
+    assert generic_games == compiled_games and len(generic) == len(compiled) > 0
+    assert np.array_equal(generic.obs, compiled.obs) and np.array_equal(generic.mask, compiled.mask)
+    assert np.array_equal(generic.policy, compiled.policy) and np.array_equal(generic.value, compiled.value)
+
+
+def test_the_az_agent_picks_its_engine_and_says_which(tmp_path):
+    game = make("connect4")
+    path = tmp_path / "c4.pt"
+    save_model(_network(game), path, game.spec())
+    state = game.state_from_moves("4 4 3")
+    moves = {}
+    for engine in ("auto", "compiled", "generic"):
+        agent = make_agent(f"az:path={path},simulations=60,seed=2,engine={engine}", game)
+        agent.reset(game, state.current_player(), 0)
+        moves[engine] = agent.step(state)
+        assert agent.last_search["engine"] == ("puct" if engine == "generic" else "compiled-puct")
+        assert agent.last_search["simulations"] == 60 and agent.last_tree().tree().visits[0] == 60
+    assert len(set(moves.values())) == 1
+    torch.manual_seed(0)
+    resnet = tmp_path / "resnet.pt"
+    save_model(new_network(game, {"kind": "resnet", "channels": 4, "blocks": 1}), resnet, game.spec())
+    agent = make_agent(f"az:path={resnet},simulations=5,engine=compiled", game)
+    agent.reset(game, 0, 0)
+    with pytest.raises(SpecError, match="engine=compiled is not possible here: its network is not an MLP"):
+        agent.step(game.new_initial_state())
+    mancala = make("mancala")
+    agent = make_agent("az:simulations=5,engine=compiled", mancala)
+    agent.reset(mancala, 0, 0)
+    with pytest.raises(SpecError, match="engine=compiled is not possible here: mancala offers no compiled PUCT engine"):
+        agent.step(mancala.new_initial_state())
