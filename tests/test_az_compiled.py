@@ -34,17 +34,18 @@ def _positions(game, count: int, seed: int) -> list:
     return out
 
 
-@pytest.mark.parametrize("spec,layers", [("connect4", 2), ("connect4:rows=4,cols=5,k=3", 1)])
-def test_the_compiled_engine_grows_the_generic_search_tree(spec, layers):
+@pytest.mark.parametrize("spec,layers,discount", [("connect4", 2, 1.0), ("connect4:rows=4,cols=5,k=3", 1, 1.0),
+                                                   ("connect4", 2, 0.9)])
+def test_the_compiled_engine_grows_the_generic_search_tree(spec, layers, discount):
     """Node for node: the same children, visits, wins, creation order, means and priors, and the same drawn move."""
     game = make(spec)
     net = _network(game, layers)
     evaluator, dense = Evaluator(net), dense_network(net)
     for k, state in enumerate(_positions(game, 12, seed=len(spec))):
         for noise in (None, (1.0, 0.25)):
-            generic = PUCTSearch(state, 1.5, np.random.default_rng(k), noise)
+            generic = PUCTSearch(state, 1.5, np.random.default_rng(k), noise, discount)
             run_simulations([generic], 150, evaluator.evaluate)
-            compiled = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), noise)
+            compiled = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), noise, discount)
             assert compiled.run(150) == 150 and compiled.simulations == 150
             a, b = generic.snapshot(), compiled.snapshot()
             for column in ("parent", "actions", "visits", "wins", "player", "created"):
@@ -108,3 +109,44 @@ def test_the_az_agent_picks_its_engine_and_says_which(tmp_path):
     agent.reset(mancala, 0, 0)
     with pytest.raises(SpecError, match="engine=compiled is not possible here: mancala offers no compiled PUCT engine"):
         agent.step(mancala.new_initial_state())
+
+
+@pytest.mark.parametrize("engine", ["generic", "compiled"])
+def test_a_discount_counts_a_result_k_plies_down_as_discount_to_the_k(engine, tmp_path):
+    """X wins at once in column 1; the network judges everything else 0. Below the root, the win is worth 1 to the
+    move into it; at the root, one ply up, half of that."""
+    game = make("connect4")
+    state = game.state_from_moves("1 2 1 2 1 2")
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
+    with torch.no_grad():
+        net.value_head[0].weight.zero_()
+        net.value_head[0].bias.zero_()
+    path = tmp_path / "zero.pt"
+    save_model(net, path, game.spec())
+    agent = make_agent(f"az:path={path},simulations=100,discount=0.5,engine={engine}", game)
+    agent.reset(game, 0, 0)
+    assert agent.step(state) == 0 and agent.last_search["discount"] == 0.5
+    tree = agent.last_tree().tree()
+    win = [c for c in agent.last_search["children"] if c["action"] == 0][0]
+    assert win["mean"] == 1.0
+    assert tree.mean_payout[0] == pytest.approx(0.5 * win["visits"] / 100)
+
+
+def test_self_play_targets_are_discounted_by_the_plies_left():
+    game = make("connect4:rows=4,cols=5,k=3")
+    net = _network(game, 1, seed=4)
+    targets = lambda returns, mover: relative_values(np.asarray(returns), mover, 1)  # noqa: E731
+    samples, games = self_play(game, Evaluator(net).evaluate, [1, 2, 3, 4], SelfPlaySettings(simulations=10, discount=0.9),
+                               targets, dense_network(net))
+    start = 0
+    for played in games:
+        values = samples.value[start: start + played["moves"], 0]
+        start += played["moves"]
+        if played["returns"][0] == 0:
+            assert not values.any()
+            continue
+        # the last mover won: +0.9 for it one ply before the end, -0.81 for the other player before that, ...
+        left = np.arange(played["moves"], 0, -1)
+        assert np.allclose(values, np.where(left % 2 == 1, 1.0, -1.0) * 0.9 ** left)
+    assert start == len(samples)

@@ -47,6 +47,10 @@ def _one_of(*names: str):
     return lambda value: None if value in names else "must be " + ", ".join(names[:-1]) + " or " + names[-1]
 
 
+def _unit_interval(value: float) -> str | None:
+    return None if 0 < value <= 1 else "must be in (0, 1]"
+
+
 def _device_name(value: str) -> str | None:
     return None if value in ("auto", "cpu", "cuda") else "must be auto, cpu or cuda"
 
@@ -67,11 +71,13 @@ class AZAgent(Agent):
         "seed": Option("seed", int, None, "seed of the noise and of drawn moves (default: from the game seed)", non_negative),
         "device": Option("device", str, "cpu", "where the network runs: auto, cpu or cuda", _device_name),
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
+        "discount": Option("discount", float, None, "a value k plies below a node counts discount**k there "
+                           "(default: the discount the model was trained with, else 1)", _unit_interval),
         "engine": Option("engine", str, "auto", "auto (the game's compiled PUCT when it offers one for this network on the CPU), "
                          "compiled or generic; both search alike", _one_of("auto", "compiled", "generic")),
     }
     #: before the option, every search was the generic one
-    options_added_since = {"engine": "generic"}
+    options_added_since = {"engine": "generic", "discount": None}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -145,7 +151,7 @@ class AZAgent(Agent):
         if self.game is None or state.game != self.game:
             self.reset(state.game, player)
         noise = (self.config["alpha"], 0.25) if self.config["noise"] else None
-        search = self._new_search(state, noise)
+        search = self._new_search(state, noise, self._discount())
         deadline = None if self.config["time"] is None else start + self.config["time"]
         if isinstance(search, PUCTSearch):
             run_simulations([search], self.config["simulations"], self._evaluator.evaluate, self.stop, deadline)
@@ -158,6 +164,7 @@ class AZAgent(Agent):
         priors = search.root_priors()
         self.last_search = {
             "engine": search.engine,
+            "discount": search.discount,
             "simulations": search.simulations,
             "seconds": seconds,
             "simulations_per_second": search.simulations / seconds if seconds > 0 else None,
@@ -180,17 +187,22 @@ class AZAgent(Agent):
             del self._trees[: -self.config["keep_trees"]]
         return action
 
-    def _new_search(self, state: State, noise: tuple[float, float] | None):
+    def _discount(self) -> float:
+        if self.config["discount"] is not None:
+            return self.config["discount"]
+        return float((self._payload or {}).get("meta", {}).get("discount", 1.0))
+
+    def _new_search(self, state: State, noise: tuple[float, float] | None, discount: float):
         engine = self.config["engine"]
         if engine != "generic" and self._dense is not None:
-            compiled = state.game.compiled_puct(state, self._dense, self.config["c"], self.rng, noise)
+            compiled = state.game.compiled_puct(state, self._dense, self.config["c"], self.rng, noise, discount)
             if compiled is not None:
                 return compiled
         if engine == "compiled":
             why = (f"{state.game.name} offers no compiled PUCT engine" if self._dense is not None
                    else "its network is not an MLP of one value on the CPU")
             raise SpecError(f"agent 'az': engine=compiled is not possible here: {why}")
-        return PUCTSearch(state, self.config["c"], self.rng, noise)
+        return PUCTSearch(state, self.config["c"], self.rng, noise, discount)
 
     @property
     def trees(self):

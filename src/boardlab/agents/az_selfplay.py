@@ -36,6 +36,9 @@ class SelfPlaySettings:
     #: auto: the game's compiled PUCT engine when it offers one for the network (then each game
     #: is played on its own, a whole search per call); generic: the lockstep rounds above
     engine: str = "auto"
+    #: a result k plies ahead is worth discount**k: the value targets and the search's backups
+    #: (below 1, the nearer of two wins is worth more, and the farther of two losses)
+    discount: float = 1.0
 
 
 @dataclass
@@ -76,19 +79,20 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
         settle(i)
     active = [i for i, s in enumerate(states) if not s.is_terminal()]
     compiled = network is not None and settings.engine != "generic" and bool(active) \
-        and game.compiled_puct(states[active[0]], network, settings.c, np.random.default_rng(0), noise) is not None
+        and game.compiled_puct(states[active[0]], network, settings.c, np.random.default_rng(0), noise, settings.discount) is not None
     while active:
         if compiled:
-            searches = [game.compiled_puct(states[i], network, settings.c, rngs[i], noise) for i in active]
+            searches = [game.compiled_puct(states[i], network, settings.c, rngs[i], noise, settings.discount) for i in active]
             for search in searches:
                 search.run(settings.simulations)
         else:
-            searches = [PUCTSearch(states[i], settings.c, rngs[i], noise) for i in active]
+            searches = [PUCTSearch(states[i], settings.c, rngs[i], noise, settings.discount) for i in active]
             run_simulations(searches, settings.simulations, evaluate)
         for i, search in zip(active, searches):
             state = states[i]
             mover = state.current_player()
-            records[i].append((state.observation_tensor(mover), state.legal_actions_mask(), search.policy(actions), mover))
+            records[i].append((state.observation_tensor(mover), state.legal_actions_mask(), search.policy(actions), mover,
+                               len(state.history)))
             temperature = 1.0 if state.move_number() < settings.temp_moves else 0.0
             state.apply_action(search.choose(temperature))
             settle(i)
@@ -96,11 +100,13 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     obs, mask, policy, value, summary = [], [], [], [], []
     for seed, state, rec in zip(seeds, states, records):
         returns = [float(r) for r in state.returns()]
-        for o, m, p, mover in rec:
+        end = len(state.history)
+        for o, m, p, mover, ply in rec:
             obs.append(o)
             mask.append(m)
             policy.append(p)
-            value.append(value_targets(returns, mover))
+            target = value_targets(returns, mover)
+            value.append(target * settings.discount ** (end - ply) if settings.discount != 1.0 else target)
         summary.append({"seed": seed, "moves": len(rec), "returns": returns})
     shape = game.observation_tensor_shape()
     if not obs:

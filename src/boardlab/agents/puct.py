@@ -10,6 +10,11 @@ a caller has evaluated the leaves of many searches in one forward pass (the
 lockstep self-play of :mod:`boardlab.agents.az_selfplay`, or one leaf at a time
 for a single game). A finished game is judged by its returns, without the network.
 
+With ``discount`` below 1, a value found k plies below a node counts
+``discount**k`` there (the targets of a network trained with the same
+discount), so that of two wins the search prefers the nearer one, and of two
+losses the farther.
+
 Values are vectors, one entry per seat, so that more than two players work:
 a node's ``mean`` is from the view of the player who moved into it (as in
 :mod:`boardlab.agents.mcts`). Chance nodes are sampled: a simulation that
@@ -43,7 +48,8 @@ class PUCTSearch:
 
     engine = "puct"
 
-    def __init__(self, state: State, c: float, rng: np.random.Generator, noise: tuple[float, float] | None = None) -> None:
+    def __init__(self, state: State, c: float, rng: np.random.Generator, noise: tuple[float, float] | None = None,
+                 discount: float = 1.0) -> None:
         if state.is_terminal() or state.is_chance_node():
             raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
         self.root = state.clone()
@@ -51,6 +57,7 @@ class PUCTSearch:
         self.c = float(c)
         self.rng = rng
         self.noise = noise  # (dirichlet alpha, weight) mixed into the root's priors, or None
+        self.discount = float(discount)  # a value found k plies below a node counts discount**k there
         self.players = state.num_players()
         self.parent = [-1]
         self.action = [-1]
@@ -179,13 +186,16 @@ class PUCTSearch:
         values = [float(v) for v in values]
         top, bottom = max(values), min(values)
         visits, mean, wins, mover = self.visits, self.mean, self.wins, self.mover
-        for nd in path:
+        last = len(path) - 1
+        for depth, nd in enumerate(path):
             r = values[mover[nd]]
+            if r == top and r > bottom:
+                wins[nd] += 1
+            if self.discount != 1.0:
+                r *= self.discount ** (last - depth)
             n = visits[nd] + 1
             visits[nd] = n
             mean[nd] += (r - mean[nd]) / n
-            if r == top and r > bottom:
-                wins[nd] += 1
         self.simulations += 1
 
     # --- results -----------------------------------------------------------------------

@@ -50,7 +50,7 @@ RUN_FORMAT = "boardlab-az-run"
 #: settings a resumed run may change: how far and where it runs, not what it computes
 MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
-ADDED_SINCE = {"augment": False, "engine": "generic"}
+ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0}
 
 
 @dataclass
@@ -82,6 +82,7 @@ class AZConfig:
     device: str = "cpu"
     augment: bool = False  # minibatch samples seen through the game's symmetries (a run from before the option: False)
     engine: str = "auto"  # self-play search: the game's compiled PUCT where it offers one (auto), or generic
+    discount: float = 1.0  # a result k plies ahead is worth discount**k (targets and search)
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
@@ -97,6 +98,8 @@ class AZConfig:
                 raise BoardlabError(f"train az: {name} must not be negative, not {getattr(self, name)}")
         if not (0 <= self.noise_weight <= 1):
             raise BoardlabError(f"train az: noise_weight must be between 0 and 1, not {self.noise_weight}")
+        if not (0 < self.discount <= 1):
+            raise BoardlabError(f"train az: discount must be in (0, 1], not {self.discount}")
         if self.engine not in ("auto", "generic"):
             raise BoardlabError(f"train az: engine must be auto or generic, not {self.engine!r}")
         if self.lr <= 0 or self.c < 0 or self.alpha <= 0 or self.weight_decay < 0:
@@ -215,7 +218,7 @@ class Trainer:
 
     def _model_payload(self) -> dict[str, Any]:
         return model_payload(self.net, self.game.spec(), {"iteration": self.iteration, "seed": self.cfg.seed,
-                                                          "positions": self.buffer.added})
+                                                          "positions": self.buffer.added, "discount": self.cfg.discount})
 
     def _save(self) -> None:
         data = {"format": RUN_FORMAT, "config": asdict(self.cfg), "iteration": self.iteration,
@@ -241,7 +244,7 @@ class Trainer:
         start, cpu = time.perf_counter(), _cpu_time()
         seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
         model_bytes = _state_bytes(self._model_payload())
-        settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine))
+        settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done = sorted(map_tasks(selfplay_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])

@@ -6,7 +6,7 @@ the ``az`` agent and self-play use it instead of
 :class:`boardlab.agents.puct.PUCTSearch`, whose every simulation crosses from
 Python to torch and back. It is the same search: the same selection
 (``Q + c * P * sqrt(N) / (1 + n)``, the first best child in column order),
-the same backup, visit contract and tree export, and the same draws from the
+the same backup (``discount`` included), visit contract and tree export, and the same draws from the
 caller's generator (the root's Dirichlet noise when the root is evaluated,
 then the move). Only the network's arithmetic differs, in float32 rounding:
 BLAS matrix-vector products here, torch's there.
@@ -111,7 +111,7 @@ def puct_simulations(
     b0, b1, to_move, bottom, top, column_mask, steps, full, cell_bits,
     w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value,
     parent, first, nch, action, mover, prior, visits, mean, wins, created, player, term,
-    used, simulations, done_before, c,
+    used, simulations, done_before, c, discount,
 ):
     """Run up to ``simulations`` simulations from the root (node 0, already expanded).
 
@@ -187,6 +187,8 @@ def puct_simulations(
         for d in range(depth):
             nd = path[d]
             r = value if mover[nd] == leaf_player else -value
+            if discount != 1.0:
+                r *= discount ** (depth - 1 - d)
             n = visits[nd] + 1
             visits[nd] = n
             mean[nd] += (r - mean[nd]) / n
@@ -210,7 +212,7 @@ class CompiledConnect4PUCT:
     engine = "compiled-puct"
 
     def __init__(self, state: ConnectFourState, network: DenseNetwork, c: float, rng: np.random.Generator,
-                 noise: tuple[float, float] | None = None) -> None:
+                 noise: tuple[float, float] | None = None, discount: float = 1.0) -> None:
         if state.is_terminal():
             raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
         game: ConnectFour = state.game
@@ -226,6 +228,7 @@ class CompiledConnect4PUCT:
         self.c = float(c)
         self.rng = rng
         self.noise = noise
+        self.discount = float(discount)
         self.cols = game.cols
         self.root = state.clone()
         self.root_history = list(state.history)
@@ -285,7 +288,7 @@ class CompiledConnect4PUCT:
                 self.b0, self.b1, self.to_move, k.bottom, k.top, k.column_mask, k.steps, self.full, self.cell_bits,
                 *self.weights,
                 a["parent"], a["first"], a["nch"], a["action"], a["mover"], a["prior"], a["visits"], a["mean"],
-                a["wins"], a["created"], a["player"], a["term"], self.used, want, self.simulations, self.c,
+                a["wins"], a["created"], a["player"], a["term"], self.used, want, self.simulations, self.c, self.discount,
             )
             done += n
             self.simulations += n
