@@ -305,7 +305,7 @@ def test_evaluate_plays_the_committed_mancala_model_and_refuses_other_files(tmp_
     result = runner.invoke(app, ["evaluate", str(model), "--games", "2", "--simulations", "8", "--mcts", "10", "--json"])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["game"] == "mancala" and doc["optimal"] is None
+    assert doc["game"] == "mancala" and doc["optimal"] is None and doc["kept"] is None
     assert set(doc["duels"]) == {"random", "mcts"}
     for found in doc["duels"].values():
         assert found["wins"] + found["draws"] + found["losses"] == 2

@@ -112,7 +112,21 @@ def test_grading_counts_optimal_moves_by_phase(tmp_path):
     first = sum(1 for p in again if p.scores[min(c for c, s in enumerate(p.scores) if s is not None)] == p.best)
     data = grade(_Leftmost(), GAME, again).to_dict()
     assert data["optimal"] == first
-    assert set(data) == {"agent", "positions", "optimal", "share", "phases", "mean_seconds_per_move"}
+    assert set(data) == {"agent", "positions", "optimal", "share", "kept", "kept_share", "phases", "mean_seconds_per_move"}
+    sign = lambda score: (score > 0) - (score < 0)  # noqa: E731
+    kept = sum(1 for p in again if sign(p.scores[min(c for c, s in enumerate(p.scores) if s is not None)]) == sign(p.best))
+    assert data["kept"] == kept >= first and data["kept_share"] == kept / 8
+    assert sum(phase["kept"] for phase in data["phases"].values()) == kept
+    assert perfect.kept == 8
+
+
+def test_keeping_the_result_is_not_the_quickest_win():
+    """A won position where a slower win is available: the slower win keeps the result but is not optimal."""
+    graded = parse_grading_set(["4455 18 18 17 -2 0 5 4 3"], "hand-made")
+    result = grade(_Leftmost(), GAME, graded).to_dict()
+    assert (result["optimal"], result["kept"]) == (1, 1)
+    slower = grade(_Rightmost(), GAME, graded).to_dict()
+    assert (slower["optimal"], slower["kept"], slower["phases"]["opening"]["kept_share"]) == (0, 1, 1.0)
 
 
 class _Leftmost:
@@ -123,6 +137,13 @@ class _Leftmost:
 
     def step(self, state):
         return state.legal_actions()[0]
+
+
+class _Rightmost(_Leftmost):
+    spec = "rightmost"
+
+    def step(self, state):
+        return state.legal_actions()[-1]
 
 
 def test_phases():

@@ -52,7 +52,7 @@ def train(
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) or 'ray' (a local Ray instance, or the cluster at --address).")] = "process",
     address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the cluster's address.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, game, iterations, positions, hours and cpu_hours (self-play and learning; CPU: this process and its pool's workers), "
-                                           "checkpoint, model, curve (PNG or null), last_eval ({random, mcts, previous, optimal}: scores 0..1, or null), "
+                                           "checkpoint, model, curve (PNG or null), last_eval ({random, mcts, previous, optimal, kept}: scores 0..1, or null), "
                                            "history (one entry per iteration: iteration, games, positions, policy_loss, value_loss, "
                                            "first_player_return, mean_moves, hours, cpu_hours, eval when evaluated).")] = False,
 ) -> None:
@@ -130,11 +130,12 @@ def evaluate(
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the duels and the grading.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object: model, game, simulations, games, duels "
                                            "{random, mcts: {opponent, wins, draws, losses, score}} (score: draws count half; two-player games), "
-                                           "optimal (share of optimal moves on the shipped Connect Four set, standard Connect Four only, else null).")] = False,
+                                           "optimal (share of optimal moves on the shipped Connect Four set, standard Connect Four only, else null), "
+                                           "kept (share of moves that keep the position's result, the same way).")] = False,
 ) -> None:
     """Duels of the network against random and MCTS, seats alternating, and its share of optimal moves on standard Connect Four."""
     from boardlab.core.registry import make
-    from boardlab.experiments.az_training import duel_score, graded_share, is_graded_game
+    from boardlab.experiments.az_training import duel_score, graded_shares, is_graded_game
     from boardlab.nn.az_net import load_model
 
     path = _model_file(model)
@@ -143,7 +144,7 @@ def evaluate(
         raise BoardlabError(f"{path}: an agent spec cannot hold ',', ':' or '=' in a path; copy the model to a plain path")
     game = make(payload["game"])
     spec = f"az:path={path},simulations={simulations}"
-    result = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games, "duels": {}, "optimal": None}
+    result = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games, "duels": {}, "optimal": None, "kept": None}
     with progress_bar("az evaluate") as progress:
         if game.num_players() == 2:
             for key, opponent in (("random", "random"), ("mcts", f"mcts:iterations={mcts}")):
@@ -152,7 +153,8 @@ def evaluate(
                                                   on_game=lambda i, _record, t=task: progress.update(t, completed=i + 1))
         if is_graded_game(game):
             task = progress.add_task("optimal moves", total=None, note="")
-            result["optimal"] = graded_share(game, spec, seed, on_position=lambda i, *_rest: progress.update(task, completed=i + 1))
+            result["optimal"], result["kept"] = graded_shares(game, spec, seed,
+                                                              on_position=lambda i, *_rest: progress.update(task, completed=i + 1))
     if json_out:
         print_json(result)
         return
@@ -161,7 +163,8 @@ def evaluate(
         console.print(f"  against {duel_result['opponent']}: {duel_result['wins']} won, {duel_result['draws']} drawn, "
                       f"{duel_result['losses']} lost ({100 * duel_result['score']:.1f} %)")
     if result["optimal"] is not None:
-        console.print(f"  optimal moves: {100 * result['optimal']:.1f} % of the shipped Connect Four set")
+        console.print(f"  optimal moves: {100 * result['optimal']:.1f} % of the shipped Connect Four set; "
+                      f"{100 * result['kept']:.1f} % keep the position's result")
 
 
 def _recognises(path: Path) -> bool:

@@ -124,11 +124,13 @@ def grade(
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the agent's choices."),
     json_out: bool = typer.Option(
         False, "--json",
-        help="Print one JSON object: agent, positions, optimal, share, phases {opening, middle, end: {positions, optimal, share}}, mean_seconds_per_move.",
+        help="Print one JSON object: agent, positions, optimal, share, kept, kept_share (moves that keep the position's result: won, drawn or lost), phases {opening, middle, end: {positions, optimal, share, kept, kept_share}}, mean_seconds_per_move.",
     ),
 ) -> None:
     """Share of positions where AGENT plays an optimal move (standard 7x6 Connect Four).
 
+    Optimal: the move's solved score is the best (the quickest win, else a draw, else the slowest
+    loss). Beside it, the share of moves that keep the result (won stays won, drawn not lost).
     Phases: opening up to 14 stones on the board, middle 15-28, end more than 28.
     """
     from boardlab.agents.registry import make_agent
@@ -145,10 +147,12 @@ def grade(
     if json_out:
         print_json(result.to_dict())
         return
-    console.print(f"{result.agent}: {result.optimal} optimal moves in {result.positions} positions ({100 * result.share:.1f} %)")
-    table = Table("phase", "stones", "positions", "optimal", "share %")
+    console.print(f"{result.agent}: {result.optimal} optimal moves in {result.positions} positions ({100 * result.share:.1f} %); "
+                  f"{result.kept} keep the result ({100 * result.kept_share:.1f} %)")
+    table = Table("phase", "stones", "positions", "optimal", "share %", "result kept %")
     for name, stones in (("opening", "<= 14"), ("middle", "15-28"), ("end", "> 28")):
         phase = result.phases[name]
-        table.add_row(name, stones, str(phase.positions), str(phase.optimal), "-" if phase.share is None else f"{100 * phase.share:.1f}")
+        table.add_row(name, stones, str(phase.positions), str(phase.optimal), "-" if phase.share is None else f"{100 * phase.share:.1f}",
+                      "-" if phase.kept_share is None else f"{100 * phase.kept_share:.1f}")
     console.print(table)
     console.print(f"mean time per move: {1000 * result.mean_seconds:.1f} ms")

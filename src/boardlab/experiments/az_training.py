@@ -145,14 +145,16 @@ def duel_score(game, mine: str, opponent: str, games: int, seed: int, on_game: C
             "score": (result.wins + 0.5 * result.draws) / result.games}
 
 
-def graded_share(game, spec: str, seed: int, on_position: Callable | None = None) -> float | None:
-    """Share of optimal moves of ``spec`` on the shipped Connect Four set (standard Connect Four only, else None)."""
+def graded_shares(game, spec: str, seed: int, on_position: Callable | None = None) -> tuple[float, float] | None:
+    """Shares of optimal moves and of moves that keep the result, of ``spec`` on the shipped Connect Four
+    set (standard Connect Four only, else None)."""
     if not is_graded_game(game):
         return None
     from boardlab.agents.registry import make_agent
     from boardlab.solvers.grading import grade, load_grading_set
 
-    return grade(make_agent(spec, game), game, load_grading_set(), seed=seed, on_position=on_position).share
+    result = grade(make_agent(spec, game), game, load_grading_set(), seed=seed, on_position=on_position)
+    return result.share, result.kept_share
 
 
 def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iteration: int) -> dict[str, Any]:
@@ -167,7 +169,7 @@ def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iter
             mine = spec + (",temp_moves=4" if key == "previous" else "")
             out[key] = duel_score(game, mine, opponent, cfg.eval_games, derive_seed(cfg.seed, "eval", key, iteration))["score"]
     if is_graded_game(game):
-        out["optimal"] = graded_share(game, spec, derive_seed(cfg.seed, "grade", iteration))
+        out["optimal"], out["kept"] = graded_shares(game, spec, derive_seed(cfg.seed, "grade", iteration))
     return out
 
 
@@ -286,7 +288,7 @@ class Trainer:
 
         points = [h for h in self.history if "eval" in h]
         fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
-        labels = {"optimal": "optimal moves (graded set)", "random": "score vs random",
+        labels = {"optimal": "optimal moves (graded set)", "kept": "moves keeping the result (graded set)", "random": "score vs random",
                   "mcts": f"score vs mcts:iterations={self.cfg.eval_mcts}", "previous": "score vs previous network"}
         # CPU hours where every point has them (runs started before they were recorded have wall hours only)
         clock = "cpu_hours" if all("cpu_hours" in h for h in points) else "hours"

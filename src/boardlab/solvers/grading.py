@@ -2,7 +2,11 @@
 
 A grading set lists positions with the solved score of every move. An agent is
 shown each position once; its move is optimal when its score equals the best
-score (the quickest win, else a draw, else the slowest loss). Results are also
+score (the quickest win, else a draw, else the slowest loss). The share of moves
+that merely *keep the result* (a won position still won, a drawn one not lost:
+the score's sign unchanged) is counted beside it: it is the measure of
+AlphaZero.jl's Connect Four benchmark, and an agent that does not care how fast
+it wins scores far higher on it than on the exact one. Results are also
 given by game phase: opening (up to 14 stones on the board), middle game
 (15 to 28) and endgame (more than 28).
 
@@ -109,13 +113,19 @@ def load_grading_set(path: Path | None = None) -> list[GradedPosition]:
 class PhaseResult:
     positions: int = 0
     optimal: int = 0
+    kept: int = 0  # moves that keep the position's result (won, drawn or lost)
 
     @property
     def share(self) -> float | None:
         return self.optimal / self.positions if self.positions else None
 
+    @property
+    def kept_share(self) -> float | None:
+        return self.kept / self.positions if self.positions else None
+
     def to_dict(self) -> dict:
-        return {"positions": self.positions, "optimal": self.optimal, "share": self.share}
+        return {"positions": self.positions, "optimal": self.optimal, "share": self.share, "kept": self.kept,
+                "kept_share": self.kept_share}
 
 
 @dataclass
@@ -123,12 +133,17 @@ class GradeResult:
     agent: str
     positions: int = 0
     optimal: int = 0
+    kept: int = 0
     seconds: float = 0.0
     phases: dict[str, PhaseResult] = field(default_factory=lambda: {p: PhaseResult() for p in PHASES})
 
     @property
     def share(self) -> float | None:
         return self.optimal / self.positions if self.positions else None
+
+    @property
+    def kept_share(self) -> float | None:
+        return self.kept / self.positions if self.positions else None
 
     @property
     def mean_seconds(self) -> float | None:
@@ -140,6 +155,8 @@ class GradeResult:
             "positions": self.positions,
             "optimal": self.optimal,
             "share": self.share,
+            "kept": self.kept,
+            "kept_share": self.kept_share,
             "phases": {name: phase.to_dict() for name, phase in self.phases.items()},
             "mean_seconds_per_move": self.mean_seconds,
         }
@@ -169,14 +186,21 @@ def grade(
         if not 0 <= action < WIDTH or graded.scores[action] is None:
             raise BoardlabError(f"agent {agent.spec} chose illegal column {action + 1} in position {graded.moves!r}")
         optimal = graded.scores[action] == graded.best
+        kept = _sign(graded.scores[action]) == _sign(graded.best)
         result.positions += 1
         result.optimal += optimal
+        result.kept += kept
         phase = result.phases[phase_of(graded.stones)]
         phase.positions += 1
         phase.optimal += optimal
+        phase.kept += kept
         if on_position is not None:
             on_position(index, graded, action, optimal)
     return result
+
+
+def _sign(score: int) -> int:
+    return (score > 0) - (score < 0)
 
 
 # --- labelling -----------------------------------------------------------------
