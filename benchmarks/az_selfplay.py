@@ -11,11 +11,14 @@ untrained weights (a trained network plays other, often longer, games):
   legal mask, the forward pass and the masked softmax), batches of 1 and 64;
 * ``self-play``: whole games of lockstep self-play (``--games`` at once, one
   forward pass per round of leaves) against the same games one at a time
-  (lockstep 1), in games and positions per CPU-second of one core.
+  (lockstep 1), in games and positions per CPU-second of one core, with the
+  positions the network judged (network evaluations; there is no cache, so
+  every new leaf is one) and the forward passes they took.
 
 CPU seconds are the figures to compare on a shared machine; the 1-minute load
-average is printed with them. OpenSpiel's alpha_zero needs JAX (or TensorFlow),
-which this environment does not install: the script says whether it found one.
+average is printed with them. OpenSpiel's AlphaZero (JAX) is measured by its
+own script, benchmarks/az_openspiel.py, in a venv with the JAX stack (boardlab's
+``peers`` extra); this one says whether that stack is importable here.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ import torch
 from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
 from boardlab.core.registry import make
 from boardlab.nn.az_net import Evaluator, new_network, relative_values, value_outputs
+
+# What benchmarks/az_openspiel.py imports; orbax is found as a namespace package, so its top name is enough.
+OPENSPIEL_AZ_NEEDS = ("pyspiel", "jax", "flax", "optax", "orbax", "chex")
 
 
 def _timed(fn, seconds: float) -> tuple[int, float, float]:
@@ -80,13 +86,15 @@ def bench(spec: str, arch: dict, games: int, simulations: int, seconds: float) -
     for lockstep in (games, 1):
         seeds = list(range(games))
         start, cpu = time.perf_counter(), time.process_time()
-        positions = 0
+        positions, evaluated, passes = 0, evaluator.positions, evaluator.calls
         for chunk in range(0, games, lockstep):
             samples, _ = self_play(game, evaluator.evaluate, seeds[chunk: chunk + lockstep], settings, targets)
             positions += len(samples)
         wall, used = time.perf_counter() - start, time.process_time() - cpu
         row[f"selfplay_lockstep{lockstep}"] = {"games": games, "positions": positions, "games_per_cpu_s": games / used,
-                                               "positions_per_cpu_s": positions / used, "wall_s": wall, "cpu_s": used}
+                                               "positions_per_cpu_s": positions / used, "wall_s": wall, "cpu_s": used,
+                                               "network_evaluations": evaluator.positions - evaluated,
+                                               "forward_passes": evaluator.calls - passes}
     return row
 
 
@@ -100,11 +108,12 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=3)
     parser.add_argument("--channels", type=int, default=32)
     parser.add_argument("--blocks", type=int, default=2)
-    parser.add_argument("--json", action="store_true", help="print one JSON document: {load, openspiel_alpha_zero, rows}")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON document: {load, openspiel_alpha_zero (which of its imports were found), rows}")
     args = parser.parse_args()
     torch.set_num_threads(1)  # one core, as in self-play workers
     arch = {"kind": args.net, "hidden": args.hidden, "layers": args.layers, "channels": args.channels, "blocks": args.blocks}
-    peers = {name: importlib.util.find_spec(name) is not None for name in ("jax", "tensorflow", "pyspiel")}
+    peers = {name: importlib.util.find_spec(name) is not None for name in OPENSPIEL_AZ_NEEDS}
     rows = []
     for spec in ("connect4", "mancala"):
         rows.append(bench(spec, arch if spec == "connect4" or args.net == "mlp" else {**arch, "kind": "mlp"},
@@ -113,9 +122,10 @@ def main() -> None:
     if args.json:
         print(json.dumps({"load": load, "openspiel_alpha_zero": peers, "rows": rows}))
         return
-    print(f"load {load:.2f}; OpenSpiel alpha_zero: "
-          + ("pyspiel and " + ("jax" if peers["jax"] else "tensorflow") + " found" if peers["pyspiel"] and (peers["jax"] or peers["tensorflow"])
-             else f"not runnable here (pyspiel {'found' if peers['pyspiel'] else 'missing'}, jax and tensorflow missing)"))
+    missing = [name for name, found in peers.items() if not found]
+    print(f"load {load:.2f}; OpenSpiel's alpha_zero: measured by benchmarks/az_openspiel.py, "
+          + ("which can run with this Python" if not missing
+             else f"which needs {', '.join(missing)} (absent here): run it in a venv with boardlab's peers extra"))
     for row in rows:
         print(f"{row['game']}: {row['arch']['kind']} {row['parameters']} parameters")
         for batch in (1, 64):
@@ -124,8 +134,10 @@ def main() -> None:
         for key, sp in row.items():
             if key.startswith("selfplay_lockstep"):
                 print(f"  self-play, {key[17:]:>3s} games in lockstep, {args.simulations} simulations: "
-                      f"{sp['games_per_cpu_s']:.2f} games/CPU-s, {sp['positions_per_cpu_s']:.0f} positions/CPU-s "
-                      f"({sp['games']} games, {sp['positions']} positions, {sp['cpu_s']:.1f} CPU-s, {sp['wall_s']:.1f} s wall)")
+                      f"{sp['games_per_cpu_s']:.2f} games/CPU-s, {sp['positions_per_cpu_s']:.0f} positions/CPU-s, "
+                      f"{sp['network_evaluations'] / sp['cpu_s']:.0f} network evaluations/CPU-s "
+                      f"({sp['games']} games, {sp['positions']} positions, {sp['network_evaluations']} evaluations in "
+                      f"{sp['forward_passes']} forward passes, {sp['cpu_s']:.1f} CPU-s, {sp['wall_s']:.1f} s wall)")
 
 
 if __name__ == "__main__":
