@@ -13,7 +13,12 @@ untrained weights (a trained network plays other, often longer, games):
   forward pass per round of leaves) against the same games one at a time
   (lockstep 1), in games and positions per CPU-second of one core, with the
   positions the network judged (network evaluations; there is no cache, so
-  every new leaf is one) and the forward passes they took.
+  every new leaf is one) and the forward passes they took; and, where the game
+  offers a compiled PUCT engine for the network (Connect Four's MLP), the same
+  games through it, one at a time (the self-play ``train az`` runs by default);
+* ``time per move``: the ``az`` agent with 200 simulations, compiled and generic,
+  beside ``mcts:iterations=10000`` on the same Connect Four positions (issue 20
+  asks for a network that beats it "while using less time per move").
 
 CPU seconds are the figures to compare on a shared machine; the 1-minute load
 average is printed with them. OpenSpiel's AlphaZero (JAX) is measured by its
@@ -27,14 +32,17 @@ import argparse
 import importlib.util
 import json
 import os
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
+from boardlab.agents.registry import make_agent
 from boardlab.core.registry import make
-from boardlab.nn.az_net import Evaluator, new_network, relative_values, value_outputs
+from boardlab.nn.az_net import Evaluator, dense_network, new_network, relative_values, save_model, value_outputs
 
 # What benchmarks/az_openspiel.py imports; orbax is found as a namespace package, so its top name is enough.
 OPENSPIEL_AZ_NEEDS = ("pyspiel", "jax", "flax", "optax", "orbax", "chex")
@@ -95,7 +103,41 @@ def bench(spec: str, arch: dict, games: int, simulations: int, seconds: float) -
                                                "positions_per_cpu_s": positions / used, "wall_s": wall, "cpu_s": used,
                                                "network_evaluations": evaluator.positions - evaluated,
                                                "forward_passes": evaluator.calls - passes}
+    dense = dense_network(net)
+    probe = game.new_initial_state()
+    if dense is not None and game.compiled_puct(probe, dense, 1.5, np.random.default_rng(0), None) is not None:
+        self_play(game, evaluator.evaluate, [games], settings, targets, dense)  # compile (or load) the engine first
+        start, cpu = time.perf_counter(), time.process_time()
+        samples, _ = self_play(game, evaluator.evaluate, list(range(games)), settings, targets, dense)
+        wall, used = time.perf_counter() - start, time.process_time() - cpu
+        row["selfplay_compiled"] = {"games": games, "positions": len(samples), "games_per_cpu_s": games / used,
+                                    "positions_per_cpu_s": len(samples) / used, "wall_s": wall, "cpu_s": used}
     return row
+
+
+def move_times(spec: str, arch: dict, positions: int, opponent: str) -> list[dict]:
+    """CPU milliseconds per move of ``az`` with 200 simulations (each engine the game offers) and of
+    ``opponent``, on the same positions of random games (the figure issue 20 compares)."""
+    game = make(spec)
+    torch.manual_seed(0)
+    folder = Path(tempfile.mkdtemp())
+    save_model(new_network(game, arch), folder / "net.pt", game.spec())
+    states = states_of(game, positions, 2)
+    out = []
+    for agent_spec in (f"az:path={folder / 'net.pt'},simulations=200,engine=auto", f"az:path={folder / 'net.pt'},simulations=200,engine=generic",
+                       opponent):
+        agent = make_agent(agent_spec, game)
+        agent.reset(game, states[0].current_player(), 0)
+        agent.step(states[0])  # warm up
+        cpu = time.process_time()
+        for state in states:
+            agent.reset(game, state.current_player(), 0)
+            agent.step(state)
+        used = time.process_time() - cpu
+        engine = agent.last_search.get("engine", "") if isinstance(agent.last_search, dict) else ""
+        out.append({"agent": agent_spec.replace(str(folder / "net.pt"), "NET"), "engine": engine,
+                    "cpu_ms_per_move": 1000 * used / len(states)})
+    return out
 
 
 def main() -> None:
@@ -108,8 +150,10 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=3)
     parser.add_argument("--channels", type=int, default=32)
     parser.add_argument("--blocks", type=int, default=2)
+    parser.add_argument("--positions", type=int, default=100, help="positions timed per agent for the time per move")
     parser.add_argument("--json", action="store_true",
-                        help="print one JSON document: {load, openspiel_alpha_zero (which of its imports were found), rows}")
+                        help="print one JSON document: {load, openspiel_alpha_zero (which of its imports were found), rows, "
+                             "move_times (Connect Four: agent, engine, cpu_ms_per_move)}")
     args = parser.parse_args()
     torch.set_num_threads(1)  # one core, as in self-play workers
     arch = {"kind": args.net, "hidden": args.hidden, "layers": args.layers, "channels": args.channels, "blocks": args.blocks}
@@ -118,9 +162,10 @@ def main() -> None:
     for spec in ("connect4", "mancala"):
         rows.append(bench(spec, arch if spec == "connect4" or args.net == "mlp" else {**arch, "kind": "mlp"},
                           args.games, args.simulations, args.seconds))
+    times = move_times("connect4", arch, args.positions, "mcts:iterations=10000")
     load = os.getloadavg()[0]
     if args.json:
-        print(json.dumps({"load": load, "openspiel_alpha_zero": peers, "rows": rows}))
+        print(json.dumps({"load": load, "openspiel_alpha_zero": peers, "rows": rows, "move_times": times}))
         return
     missing = [name for name, found in peers.items() if not found]
     print(f"load {load:.2f}; OpenSpiel's alpha_zero: measured by benchmarks/az_openspiel.py, "
@@ -139,6 +184,14 @@ def main() -> None:
                       f"({sp['games']} games, {sp['positions']} positions, {sp['network_evaluations']} evaluations in "
                       f"{sp['forward_passes']} forward passes, {sp['cpu_s']:.1f} CPU-s, {sp['wall_s']:.1f} s wall)")
 
+        if "selfplay_compiled" in row:
+            sp = row["selfplay_compiled"]
+            print(f"  self-play, compiled PUCT engine (one game at a time), {args.simulations} simulations: "
+                  f"{sp['games_per_cpu_s']:.2f} games/CPU-s, {sp['positions_per_cpu_s']:.0f} positions/CPU-s "
+                  f"({sp['games']} games, {sp['positions']} positions, {sp['cpu_s']:.1f} CPU-s)")
+    print(f"time per move on {args.positions} Connect Four positions of random games (CPU):")
+    for entry in times:
+        print(f"  {entry['agent']:<48s} {entry['engine']:<14s} {entry['cpu_ms_per_move']:7.2f} ms")
 
 if __name__ == "__main__":
     main()
