@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -9,8 +11,10 @@ import torch
 from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.agents.registry import make_agent
-from boardlab.core.errors import SpecError
+from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
+from boardlab.core.rng import derive_seed
+from boardlab.experiments.az_training import AZConfig, Trainer
 from boardlab.nn.az_net import Evaluator, dense_network, new_network, relative_values, save_model
 
 
@@ -150,3 +154,30 @@ def test_self_play_targets_are_discounted_by_the_plies_left():
         left = np.arange(played["moves"], 0, -1)
         assert np.allclose(values, np.where(left % 2 == 1, 1.0, -1.0) * 0.9 ** left)
     assert start == len(samples)
+
+
+def test_average_value_targets_are_the_mean_of_the_result_and_the_root_value():
+    game = make("connect4:rows=4,cols=5,k=3")
+    net = _network(game, 1, seed=5)
+    targets = lambda returns, mover: relative_values(np.asarray(returns), mover, 1)  # noqa: E731
+    settings = SelfPlaySettings(simulations=12, discount=0.9)
+    plain, games = self_play(game, Evaluator(net).evaluate, [7, 8], settings, targets, dense_network(net))
+    averaged, again = self_play(game, Evaluator(net).evaluate, [7, 8], replace(settings, value_target="average"), targets,
+                                dense_network(net))
+    assert games == again and np.array_equal(plain.policy, averaged.policy)
+    # replay the games' searches to read each root's value: the same seeds draw the same trees
+    roots = []
+    for seed in (7, 8):
+        state, rng = game.new_initial_state(seed), np.random.default_rng(derive_seed(seed, "az-selfplay"))
+        while not state.is_terminal():
+            search = game.compiled_puct(state, dense_network(net), settings.c, rng, (settings.alpha, settings.noise_weight), 0.9)
+            search.run(settings.simulations)
+            roots.append(search.root_value())
+            state.apply_action(search.choose(1.0 if state.move_number() < settings.temp_moves else 0.0))
+    assert np.allclose(averaged.value[:, 0], (plain.value[:, 0] + np.array(roots, np.float32)) / 2, atol=1e-6)
+    assert not np.allclose(averaged.value, plain.value)
+
+
+def test_average_value_targets_are_refused_where_there_is_no_single_value(tmp_path):
+    with pytest.raises(BoardlabError, match="--value-target average needs a two-player zero-sum game"):
+        Trainer(tmp_path / "dw", AZConfig(game="dicewars", value_target="average"))

@@ -39,6 +39,9 @@ class SelfPlaySettings:
     #: a result k plies ahead is worth discount**k: the value targets and the search's backups
     #: (below 1, the nearer of two wins is worth more, and the farther of two losses)
     discount: float = 1.0
+    #: the value head's target: the game's (discounted) result, or its average with the root's
+    #: search value for the player to move ("average"; two-player zero-sum games)
+    value_target: str = "result"
 
 
 @dataclass
@@ -92,7 +95,7 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
             state = states[i]
             mover = state.current_player()
             records[i].append((state.observation_tensor(mover), state.legal_actions_mask(), search.policy(actions), mover,
-                               len(state.history)))
+                               len(state.history), search.root_value()))
             temperature = 1.0 if state.move_number() < settings.temp_moves else 0.0
             state.apply_action(search.choose(temperature))
             settle(i)
@@ -101,12 +104,16 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     for seed, state, rec in zip(seeds, states, records):
         returns = [float(r) for r in state.returns()]
         end = len(state.history)
-        for o, m, p, mover, ply in rec:
+        for o, m, p, mover, ply, searched in rec:
             obs.append(o)
             mask.append(m)
             policy.append(p)
             target = value_targets(returns, mover)
-            value.append(target * settings.discount ** (end - ply) if settings.discount != 1.0 else target)
+            if settings.discount != 1.0:
+                target = target * settings.discount ** (end - ply)
+            if settings.value_target == "average":  # one value, for the player to move
+                target = (target + np.float32(searched)) / 2
+            value.append(target)
         summary.append({"seed": seed, "moves": len(rec), "returns": returns})
     shape = game.observation_tensor_shape()
     if not obs:

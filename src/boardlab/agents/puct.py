@@ -207,6 +207,10 @@ class PUCTSearch:
         ids = range(f, f + self.nch[0]) if f >= 0 else []
         return [ChildStats(self.action[ch], self.visits[ch], self.wins[ch], self.mean[ch]) for ch in ids]
 
+    def root_value(self) -> float:
+        """The mean value of the simulations for the player to move at the root (0 before any)."""
+        return float(self.mean[0])
+
     def root_priors(self) -> dict[int, float]:
         f = self.first[0]
         return {self.action[ch]: self.prior[ch] for ch in range(f, f + self.nch[0])} if f >= 0 else {}

@@ -197,7 +197,7 @@ class Game:
         self-play then run the generic search. It must search exactly as
         :class:`boardlab.agents.puct.PUCTSearch` does (same selection, backup, visit
         contract, ``discount`` per ply and draws from ``rng``: the root noise, then the move) and offer its
-        ``run``, ``simulations``, ``root_children``, ``root_priors``, ``policy``,
+        ``run``, ``simulations``, ``root_children``, ``root_priors``, ``root_value``, ``policy``,
         ``choose`` and ``snapshot``."""
         return None
 

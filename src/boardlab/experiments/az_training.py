@@ -50,7 +50,7 @@ RUN_FORMAT = "boardlab-az-run"
 #: settings a resumed run may change: how far and where it runs, not what it computes
 MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
-ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0}
+ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result"}
 
 
 @dataclass
@@ -83,6 +83,7 @@ class AZConfig:
     augment: bool = False  # minibatch samples seen through the game's symmetries (a run from before the option: False)
     engine: str = "auto"  # self-play search: the game's compiled PUCT where it offers one (auto), or generic
     discount: float = 1.0  # a result k plies ahead is worth discount**k (targets and search)
+    value_target: str = "result"  # or "average": of the result and the root's search value
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
@@ -100,6 +101,8 @@ class AZConfig:
             raise BoardlabError(f"train az: noise_weight must be between 0 and 1, not {self.noise_weight}")
         if not (0 < self.discount <= 1):
             raise BoardlabError(f"train az: discount must be in (0, 1], not {self.discount}")
+        if self.value_target not in ("result", "average"):
+            raise BoardlabError(f"train az: value_target must be result or average, not {self.value_target!r}")
         if self.engine not in ("auto", "generic"):
             raise BoardlabError(f"train az: engine must be auto or generic, not {self.engine!r}")
         if self.lr <= 0 or self.c < 0 or self.alpha <= 0 or self.weight_decay < 0:
@@ -186,6 +189,9 @@ class Trainer:
         if cfg.augment and not self.symmetries:
             raise BoardlabError(f"train az: --augment needs a game with symmetries; {self.game.spec()} declares none "
                                 f"(its Game.symmetries() is empty)")
+        if cfg.value_target == "average" and value_outputs(self.game) != 1:
+            raise BoardlabError(f"train az: --value-target average needs a two-player zero-sum game (one value to average), "
+                                f"not {self.game.spec()}")
         self.device = pick_device(cfg.device)
         torch.manual_seed(cfg.seed)
         self.net = new_network(self.game, cfg.arch()).to(self.device)
@@ -246,7 +252,8 @@ class Trainer:
         start, cpu = time.perf_counter(), _cpu_time()
         seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
         model_bytes = _state_bytes(self._model_payload())
-        settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount))
+        settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount,
+                                           cfg.value_target))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done = sorted(map_tasks(selfplay_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])

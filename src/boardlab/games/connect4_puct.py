@@ -324,6 +324,9 @@ class CompiledConnect4PUCT:
         return [ChildStats(int(a["action"][ch]), int(a["visits"][ch]), int(a["wins"][ch]), float(a["mean"][ch]))
                 for ch in range(f, f + k)]
 
+    def root_value(self) -> float:
+        return float(self.a["mean"][0])
+
     def root_priors(self) -> dict[int, float]:
         a = self.a
         f, k = int(a["first"][0]), int(a["nch"][0])
