@@ -29,6 +29,9 @@ def test_duel_json_is_one_document():
     data = json.loads(result.output)
     assert data["games"] == 20 and data["wins"] + data["draws"] + data["losses"] == 20
     assert [s["games"] for s in data["by_seat"]] == [10, 10]
+    # each agent made about half of the moves; the count of each is the sum of its games' decisions
+    assert sum(data["moves"]) > 20 * 7 and abs(data["moves"][0] - data["moves"][1]) <= 20
+    assert all(per is not None and per >= 0 for per in data["seconds_per_move"])
 
 
 def test_bad_input_gives_one_clear_line():

@@ -46,6 +46,13 @@ class DuelResult:
     #: the first agent's results when it moved first (seat 0) and second (seat 1)
     by_seat: list[SeatResult] = field(default_factory=lambda: [SeatResult(), SeatResult()])
     records: list[GameRecord] = field(default_factory=list)
+    #: each agent's decisions and the wall seconds its steps took, over all games
+    moves: list[int] = field(default_factory=lambda: [0, 0])
+    seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])
+
+    @property
+    def seconds_per_move(self) -> list[float | None]:
+        return [s / n if n else None for s, n in zip(self.seconds, self.moves)]
 
     @property
     def games(self) -> int:
@@ -70,6 +77,8 @@ class DuelResult:
                 for seat, r in enumerate(self.by_seat)
             ],
             "first_player_win_rate": self.first_player_wins / self.games if self.games else None,
+            "moves": list(self.moves),
+            "seconds_per_move": self.seconds_per_move,
         }
 
 
@@ -100,7 +109,13 @@ def duel(
     for index in range(games):
         seat_a = index % 2
         seats = [agent_a, agent_b] if seat_a == 0 else [agent_b, agent_a]
-        record = play_game(game, seats, derive_seed(seed, index))
+
+        def timed(seat: int, seconds: float) -> None:
+            which = 0 if seat == seat_a else 1
+            result.moves[which] += 1
+            result.seconds[which] += seconds
+
+        record = play_game(game, seats, derive_seed(seed, index), on_step=timed)
         margin = record.returns[seat_a] - record.returns[1 - seat_a]
         outcome = (margin > 0) - (margin < 0)
         if outcome > 0:

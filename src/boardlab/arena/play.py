@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Callable, Sequence
 
 import numpy as np
@@ -19,15 +20,17 @@ def play_game(
     seed: int | None = None,
     on_move: Callable[[State, int, int], None] | None = None,
     max_moves: int = 100_000,
+    on_step: Callable[[int, float], None] | None = None,
 ) -> GameRecord:
     """Play ``agents`` (one per seat, seat 0 first) to the end of a game.
 
     Each agent is reset with a seed derived from ``seed`` and its seat, and
     chance outcomes are drawn from their own derived stream, so the same seed
     gives the same game. ``on_move(state_before, player, action)`` is called
-    for every move, chance moves included (player -1).
+    for every move, chance moves included (player -1); ``on_step(seat, seconds)``
+    after every decision of an agent, with the wall time its ``step`` took.
     """
-    return play_to_end(game, agents, seed, on_move, max_moves)[0]
+    return play_to_end(game, agents, seed, on_move, max_moves, on_step)[0]
 
 
 def play_to_end(
@@ -36,6 +39,7 @@ def play_to_end(
     seed: int | None = None,
     on_move: Callable[[State, int, int], None] | None = None,
     max_moves: int = 100_000,
+    on_step: Callable[[int, float], None] | None = None,
 ) -> tuple[GameRecord, State]:
     """:func:`play_game`, also giving the final state (the move labels are noted as the game goes,
     so the record costs no replay)."""
@@ -54,7 +58,10 @@ def play_to_end(
         if state.is_chance_node():
             action = sample_chance(state, chance_rng)
         else:
+            started = time.perf_counter()
             action = agents[player].step(state)
+            if on_step is not None:
+                on_step(player, time.perf_counter() - started)
             if action not in state.legal_actions():
                 raise IllegalActionError(
                     f"agent {agents[player].spec} chose illegal action {action} in seat {player}"

@@ -26,7 +26,8 @@ def duel(
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: game, agents, seed, games, wins, draws, losses, "
-        "by_seat [{seat, games, wins, draws, losses} of the first agent in seat 0 and 1], first_player_win_rate.",
+        "by_seat [{seat, games, wins, draws, losses} of the first agent in seat 0 and 1], first_player_win_rate, "
+        "moves [of each agent], seconds_per_move [each agent's mean wall time per decision].",
     ),
 ) -> None:
     """Play AGENT_A against AGENT_B and print [b]W D L[/]: A's wins, draws, B's wins; then results by seat."""
@@ -69,3 +70,6 @@ def duel(
         f"the player moving first won {100 * result.first_player_wins / result.games:.1f} % "
         f"({result.first_player_wins} of {result.games})"
     )
+    console.print("time per move: " + ", ".join(
+        f"{spec} " + (f"{1e6 * per:.0f} µs" if per < 1e-3 else f"{1000 * per:.1f} ms")
+        for spec, per in zip(result.agents, result.seconds_per_move) if per is not None))
