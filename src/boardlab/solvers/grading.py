@@ -4,9 +4,10 @@ A grading set lists positions with the solved score of every move. An agent is
 shown each position once; its move is optimal when its score equals the best
 score (the quickest win, else a draw, else the slowest loss). The share of moves
 that merely *keep the result* (a won position still won, a drawn one not lost:
-the score's sign unchanged) is counted beside it: it is the measure of
-AlphaZero.jl's Connect Four benchmark, and an agent that does not care how fast
-it wins scores far higher on it than on the exact one. Results are also
+the score's sign unchanged) is counted beside it: the measure of benchmarks
+that count a move as an error only when it throws the result away; an agent
+that does not care how fast it wins scores far higher on it than on the exact
+one. Results are also
 given by game phase: opening (up to 14 stones on the board), middle game
 (15 to 28) and endgame (more than 28).
 
