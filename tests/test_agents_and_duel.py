@@ -98,7 +98,8 @@ def test_duel_counts_alternate_seats_and_reproduce():
     assert result.wins + result.draws + result.losses == 200
     assert result.by_seat[0].games == result.by_seat[1].games == 100
     again = duel(game, "random", "random", 200, seed=5)
-    assert again.to_dict() == result.to_dict()
+    timed = lambda r: {k: v for k, v in r.to_dict().items() if k != "seconds_per_move"}  # noqa: E731  (wall time varies)
+    assert timed(again) == timed(result) and again.moves == result.moves
     assert duel(game, "random", "random", 200, seed=6).to_dict() != result.to_dict()
 
 

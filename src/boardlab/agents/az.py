@@ -18,12 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from boardlab.agents.base import Agent
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import Game, State
-from boardlab.core.params import Option, non_negative, positive
+from boardlab.core.params import Option, non_negative, one_of, positive
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -43,16 +45,8 @@ def pick_device(device: str) -> str:
     return device
 
 
-def _one_of(*names: str):
-    return lambda value: None if value in names else "must be " + ", ".join(names[:-1]) + " or " + names[-1]
-
-
 def _unit_interval(value: float) -> str | None:
     return None if 0 < value <= 1 else "must be in (0, 1]"
-
-
-def _device_name(value: str) -> str | None:
-    return None if value in ("auto", "cpu", "cuda") else "must be auto, cpu or cuda"
 
 
 class AZAgent(Agent):
@@ -69,12 +63,12 @@ class AZAgent(Agent):
         "noise": Option("noise", bool, False, "mix Dirichlet noise into the root's priors (self-play training does)"),
         "alpha": Option("alpha", float, 1.0, "Dirichlet concentration of the root noise", positive),
         "seed": Option("seed", int, None, "seed of the noise and of drawn moves (default: from the game seed)", non_negative),
-        "device": Option("device", str, "cpu", "where the network runs: auto, cpu or cuda", _device_name),
+        "device": Option("device", str, "cpu", "where the network runs: auto, cpu or cuda", one_of("auto", "cpu", "cuda")),
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
         "discount": Option("discount", float, None, "a value k plies below a node counts discount**k there "
                            "(default: the discount the model was trained with, else 1)", _unit_interval),
         "engine": Option("engine", str, "auto", "auto (the game's compiled PUCT when it offers one for this network on the CPU), "
-                         "compiled or generic; both search alike", _one_of("auto", "compiled", "generic")),
+                         "compiled or generic; both search alike", one_of("auto", "compiled", "generic")),
     }
     #: before the option, every search was the generic one
     options_added_since = {"engine": "generic", "discount": None}
@@ -137,8 +131,6 @@ class AZAgent(Agent):
         """Load the compiled engine's code now, not in the first move's time (its own generator: the
         agent's draws stay as they were)."""
         if self.config["engine"] != "generic" and self._dense is not None:
-            import numpy as np
-
             compiled = game.compiled_puct(game.new_initial_state(), self._dense, 1.0, np.random.default_rng(0), None)
             if compiled is not None:
                 compiled.run(1)

@@ -60,14 +60,11 @@ from boardlab.agents.evaluators import check_evaluator_name, evaluator_for
 from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL, State
-from boardlab.core.params import Option, non_negative, positive
+from boardlab.core.params import Option, non_negative, one_of, positive
 from boardlab.core.rng import kernel_rng
 from boardlab.core.search import ChildStats, SearchEngine, SearchSnapshot, subtree_mask
 from boardlab.trees.model import Tree
 
-
-def _one_of(*names: str):
-    return lambda v: None if v in names else f"must be one of {', '.join(names)}"
 
 
 class GenericSearch:
@@ -406,13 +403,13 @@ class MCTSAgent(Agent):
         "iterations": Option("iterations", int, None, "iterations per move (default 1000, unlimited when time is given)", positive),
         "time": Option("time", float, None, "seconds per move; with iterations, whichever ends first", positive),
         "c": Option("c", float, math.sqrt(2), "UCB exploration constant", non_negative),
-        "final": Option("final", str, "visits", "move chosen: most-visited child (visits) or best mean payout (mean)", _one_of("visits", "mean")),
+        "final": Option("final", str, "visits", "move chosen: most-visited child (visits) or best mean payout (mean)", one_of("visits", "mean")),
         "seed": Option("seed", int, None, "seed of the search (default: from the game seed)", non_negative),
         "reuse": Option("reuse", bool, False, "keep the subtree of the moves actually played for the next search (perfect-information games; determinised searches start afresh)"),
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
         "eval": Option("eval", str, None, "leaf evaluator: default the game's own (chess: chess_material), none for random playouts, or a name from 'boardlab agents'"),
         "eval_plies": Option("eval_plies", int, 0, "random plies played before the evaluator is asked", non_negative),
-        "engine": Option("engine", str, "auto", "auto (the game's compiled search when it offers one and no evaluator is used), compiled or generic", _one_of("auto", "compiled", "generic")),
+        "engine": Option("engine", str, "auto", "auto (the game's compiled search when it offers one and no evaluator is used), compiled or generic", one_of("auto", "compiled", "generic")),
         "max_nodes": Option("max_nodes", int, None, "stop a search once its tree holds this many nodes (default: no limit)", positive),
     }
 

@@ -178,6 +178,11 @@ def non_negative(value: Any) -> str | None:
     return None if value >= 0 else "must not be negative"
 
 
+def one_of(*names: Any) -> Callable[[Any], str | None]:
+    """A check that the value is one of ``names`` (an empty name is shown as '')."""
+    return lambda value: None if value in names else f"must be one of {', '.join(n or repr(n) for n in names)}"
+
+
 def between(low: float, high: float) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
         return None if low <= value <= high else f"must be between {low} and {high}"

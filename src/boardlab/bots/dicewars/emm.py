@@ -31,16 +31,13 @@ from boardlab.bots.dicewars.emm_search import Budget, Pos, Search, Settings, lea
 from boardlab.bots.dicewars.opponents import OpponentModel
 from boardlab.bots.dicewars.ste import hold_after_attack
 from boardlab.core.errors import BoardlabError
-from boardlab.core.params import Option, between, positive
+from boardlab.core.params import Option, between, one_of, positive
 from boardlab.core.search import SearchSnapshot
 from boardlab.games.dicewars.state import PLAY
 
 #: the course's Fischer clock (2020): start, increment per decision; the study's low-time marks
 CLOCK_START, CLOCK_INCREMENT, CLOCK_STE, CLOCK_NARROW = 10.0, 0.25, 3.0, 5.0
 
-
-def _one_of(*names: str):
-    return lambda v: None if v in names else f"must be one of {', '.join(names)}"
 
 
 def _at_least(low: int):
@@ -73,16 +70,16 @@ class DwEmm(DiceWarsBot):
         "attacks": Option("attacks", int, 1, "attacks per turn searched (iterative deepening up to it)", between(1, 16)),
         "turns": Option("turns", int, 4, "player turns searched, the agent's own first (1: its own turn, "
                         "then the leaf after its reinforcement; 4: one round of a 4-player game)", between(1, 16)),
-        "moves": Option("moves", str, "ste", "candidate attacks: ste (dt.ste's generator) or all", _one_of("ste", "all")),
+        "moves": Option("moves", str, "ste", "candidate attacks: ste (dt.ste's generator) or all", one_of("ste", "all")),
         "order": Option("order", str, "ste", "the agent's own candidates in the tree: ste (dt.ste's order) or gain "
-                        "(by the leaf's value after one attack, its two outcomes averaged)", _one_of("ste", "gain")),
+                        "(by the leaf's value after one attack, its two outcomes averaged)", one_of("ste", "gain")),
         "reply": Option("reply", str, "max", "the other players in the tree: max (each takes what its own leaf value "
-                        "prefers) or ste (each plays as dt.ste)", _one_of("max", "ste")),
+                        "prefers) or ste (each plays as dt.ste)", one_of("max", "ste")),
         "reply_attacks": Option("reply_attacks", int, 0, "attacks per turn of the other players in the tree (0: as "
                                 "attacks)", between(0, 16)),
         "reinforce": Option("reinforce", str, "even", "end-of-turn reinforcement in the tree: even (spread one die "
                             "at a time to the emptiest area) or sample (one draw from the agent's stream)",
-                            _one_of("even", "sample")),
+                            one_of("even", "sample")),
         "dice_weight": Option("dice_weight", float, 0.4, "leaf: weight of the dice share beside the largest region",
                               between(0.0, 1.0)),
         "hold_weight": Option("hold_weight", float, 1.0, "leaf: weight of the region's expected losses before the "
@@ -98,12 +95,12 @@ class DwEmm(DiceWarsBot):
         "leaf": Option("leaf", str, "score", "leaf value: score (the weighted largest region), net (the "
                        "win-probability network's chance for each player) or rollout (how often each player wins "
                        "the game played on by compiled dt.ste bots, the same dice for every leaf)",
-                       _one_of("score", "net", "rollout")),
+                       one_of("score", "net", "rollout")),
         "rollouts": Option("rollouts", int, 32, "games played on from each leaf of leaf=rollout", between(1, 4096)),
         "rollout_policy": Option("rollout_policy", str, "ste", "the bots of leaf=rollout's games: ste, stei, sdc or "
                                  "wpm in every seat, or model (each other seat's bot as told from its moves so far, "
                                  "dt.ste where none is known; the agent's own seat dt.ste)",
-                                 _one_of(*emm_rollout.ROLLOUT_POLICIES)),
+                                 one_of(*emm_rollout.ROLLOUT_POLICIES)),
         "net": Option("net", str, None, "model file of leaf=net (default: the committed dicewars-winprob.pt)"),
         "tree": Option("tree", bool, True, "keep the last search's tree for the viewer"),
         "seed": Option("seed", int, None, "random seed (mixed with the game's; sampled reinforcements)"),

@@ -105,7 +105,7 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL, UNKNOWN_PLAYER, Game, GameType, State
-from boardlab.core.params import Option, between
+from boardlab.core.params import Option, between, one_of
 from boardlab.core.rng import derive_seed
 from boardlab.games.dicewars.mapgen import Map, generate, grid_for
 from boardlab.games.dicewars.probabilities import WIN, dice_for_outcome
@@ -128,9 +128,6 @@ PRESETS = {
 }
 
 
-def _one_of(*names: str):
-    return lambda v: None if v in names else f"must be one of {', '.join(n or repr(n) for n in names)}"
-
 
 class DiceWars(Game):
     game_type = GameType(
@@ -149,11 +146,11 @@ class DiceWars(Game):
     parameters = {
         "players": Option("players", int, 4, "number of players", between(2, 8)),
         "preset": Option("preset", str, "sui2020", "sui2020 (course tournaments: 29 areas, flat 3 dice) or web "
-                         "(about 32 areas, 'orig' dice)", _one_of(*PRESETS)),
+                         "(about 32 areas, 'orig' dice)", one_of(*PRESETS)),
         "areas": Option("areas", int, 0, "number of areas (0: the preset's)",
                         lambda v: None if v == 0 or 4 <= v <= 40 else "must be 0 or between 4 and 40"),
         "dice": Option("dice", str, "", "initial dice: flat (3 per area) or orig (the engine's random shares); "
-                       "empty: the preset's", _one_of("", "flat", "orig")),
+                       "empty: the preset's", one_of("", "flat", "orig")),
     }
 
     def __init__(self, **params: Any) -> None:
