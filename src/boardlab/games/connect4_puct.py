@@ -350,7 +350,7 @@ class CompiledConnect4PUCT:
             wins=a["wins"][:used].astype(np.int64),
             mean=a["mean"][:used].copy(),
             player=a["player"][:used].copy(),
-            created=np.maximum(a["created"][:used], -1).astype(np.int64),
+            created=a["created"][:used].astype(np.int64),
             move_table=self.table,
             path_separator="" if root.start is None and self.cols <= 9 else None,
             root_notation=root.notation(),
