@@ -313,3 +313,17 @@ def test_evaluate_plays_the_committed_mancala_model_and_refuses_other_files(tmp_
     foreign.write_bytes(b"not a model")
     refused = runner.invoke(app, ["evaluate", str(foreign)])
     assert refused.exit_code != 0 and str(foreign) in refused.output
+
+
+def test_az_without_a_path_plays_the_committed_connect_four_model_compiled_and_discounted():
+    game = make("connect4")
+    agent = make_agent("az", game)
+    win = game.state_from_moves("1 2 1 2 1 2")  # X wins in column 1
+    agent.reset(game, win.current_player(), 0)
+    assert agent.step(win) == 0
+    assert agent.model_path.name == "az-connect4.pt"
+    assert agent.last_search["engine"] == "compiled-puct" and agent.last_search["discount"] == 0.97
+    assert agent.last_search["simulations"] == 200
+    block = game.state_from_moves("4 1 4 2 4")  # O must block column 4
+    agent.reset(game, block.current_player(), 0)
+    assert agent.step(block) == 3

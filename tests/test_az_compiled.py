@@ -38,18 +38,18 @@ def _positions(game, count: int, seed: int) -> list:
     return out
 
 
-@pytest.mark.parametrize("spec,layers,discount", [("connect4", 2, 1.0), ("connect4:rows=4,cols=5,k=3", 1, 1.0),
-                                                   ("connect4", 2, 0.9)])
-def test_the_compiled_engine_grows_the_generic_search_tree(spec, layers, discount):
+@pytest.mark.parametrize("spec,layers,discount,fpu", [("connect4", 2, 1.0, "zero"), ("connect4:rows=4,cols=5,k=3", 1, 1.0, "zero"),
+                                                       ("connect4", 2, 0.9, "zero"), ("connect4", 2, 0.9, "mean")])
+def test_the_compiled_engine_grows_the_generic_search_tree(spec, layers, discount, fpu):
     """Node for node: the same children, visits, wins, creation order, means and priors, and the same drawn move."""
     game = make(spec)
     net = _network(game, layers)
     evaluator, dense = Evaluator(net), dense_network(net)
     for k, state in enumerate(_positions(game, 12, seed=len(spec))):
         for noise in (None, (1.0, 0.25)):
-            generic = PUCTSearch(state, 1.5, np.random.default_rng(k), noise, discount)
+            generic = PUCTSearch(state, 1.5, np.random.default_rng(k), noise, discount, fpu)
             run_simulations([generic], 150, evaluator.evaluate)
-            compiled = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), noise, discount)
+            compiled = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), noise, discount, fpu)
             assert compiled.run(150) == 150 and compiled.simulations == 150
             a, b = generic.snapshot(), compiled.snapshot()
             for column in ("parent", "actions", "visits", "wins", "player", "created"):
@@ -181,3 +181,66 @@ def test_average_value_targets_are_the_mean_of_the_result_and_the_root_value():
 def test_average_value_targets_are_refused_where_there_is_no_single_value(tmp_path):
     with pytest.raises(BoardlabError, match="--value-target average needs a two-player zero-sum game"):
         Trainer(tmp_path / "dw", AZConfig(game="dicewars", value_target="average"))
+
+
+@pytest.mark.parametrize("engine", ["generic", "compiled"])
+def test_a_move_not_yet_tried_is_worth_its_siblings_mean_so_a_won_position_still_finds_the_quick_win(engine, tmp_path):
+    """X wins at once in column 1, but the network gives column 2 nine tenths of the prior and judges X winning
+    everywhere (0.9 when X is to move, -0.9 when O is: it counts the mover's stones against the other's). Worth 0
+    untried, column 1 is never tried in 200 simulations; worth the mean of the moves tried, it is, and so the
+    agent, which plays a win it has seen (take_wins), plays it."""
+    game = make("connect4")
+    state = game.state_from_moves("1 2 1 2 1 2")
+    cells = game.rows * game.cols
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
+    sure = float(np.arctanh(0.9))
+    with torch.no_grad():
+        first = net.trunk[1]
+        first.weight.zero_()
+        first.bias.zero_()
+        first.weight[0, :cells] = 1.0  # the mover's stones
+        first.weight[0, cells:2 * cells] = -1.0  # minus the other's: 0 when X moves, -1 when O does
+        first.bias[0] = 1.0
+        net.policy_head.weight.zero_()
+        net.policy_head.bias.copy_(torch.tensor([0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0]))
+        net.value_head[0].weight.zero_()
+        net.value_head[0].weight[0, 0] = 2 * sure
+        net.value_head[0].bias.fill_(-sure)
+    path = tmp_path / "sure.pt"
+    save_model(net, path, game.spec())
+    picks = {}
+    for fpu in ("zero", "mean"):
+        agent = make_agent(f"az:path={path},simulations=200,fpu={fpu},engine={engine}", game)
+        agent.reset(game, 0, 0)
+        picks[fpu] = agent.step(state)
+        tried = {c["action"] for c in agent.last_search["children"]}
+        assert (0 in tried) == (fpu == "mean")
+    assert picks == {"zero": 1, "mean": 0}
+    with pytest.raises(SpecError, match="fpu"):
+        make_agent("az:fpu=half", game)
+
+
+@pytest.mark.parametrize("engine", ["generic", "compiled"])
+def test_a_win_found_at_once_is_played_even_when_another_move_has_more_visits(engine, tmp_path):
+    """Column 1 wins at once but has a small prior: the search tries it (and sees the win) while most of the
+    visits still go to column 2, the network's favourite. take_wins plays the win; without it, the visits decide."""
+    game = make("connect4")
+    state = game.state_from_moves("1 2 1 2 1 2")
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
+    with torch.no_grad():
+        net.policy_head.weight.zero_()
+        net.policy_head.bias.copy_(torch.tensor([0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0]))
+        net.value_head[0].weight.zero_()
+        net.value_head[0].bias.zero_()
+    path = tmp_path / "favourite.pt"
+    save_model(net, path, game.spec())
+    chosen = {}
+    for take in (True, False):
+        agent = make_agent(f"az:path={path},simulations=60,take_wins={str(take).lower()},engine={engine}", game)
+        agent.reset(game, 0, 0)
+        chosen[take] = agent.step(state)
+        visits = {c["action"]: c["visits"] for c in agent.last_search["children"]}
+        assert 0 < visits[0] < visits[1]
+    assert chosen == {True: 0, False: 1}

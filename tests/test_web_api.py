@@ -75,7 +75,7 @@ def test_menu_lists_games_with_boards_and_browser_agents(client):
     assert meta["modes"] == ["human-ai", "ai-ai", "human-human"]
     by_game = {g["name"]: g["agents"] for g in meta["games"]}
     # a browser cannot name a model file, so az is offered only where a model is committed
-    assert "az" in by_game["mancala"] and "az" not in by_game["chess"] and "mcts" in by_game["chess"]
+    assert "az" in by_game["mancala"] and "az" in by_game["connect4"] and "az" not in by_game["chess"] and "mcts" in by_game["chess"]
 
 
 def test_page_and_static_files_are_served(client):

@@ -25,6 +25,7 @@ from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import Game, State
+from boardlab.core.search import FIRST_PLAY_VALUES
 from boardlab.core.params import Option, non_negative, one_of, positive
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -67,11 +68,16 @@ class AZAgent(Agent):
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
         "discount": Option("discount", float, None, "a value k plies below a node counts discount**k there "
                            "(default: the discount the model was trained with, else 1)", _unit_interval),
+        "fpu": Option("fpu", str, "mean", "the value of a move not yet tried: mean (of the moves tried from the same "
+                      "position; a won position's other moves still get tried) or zero (the AlphaZero paper)",
+                      one_of(*FIRST_PLAY_VALUES)),
+        "take_wins": Option("take_wins", bool, True, "play a move the search found to win at once, whatever its "
+                            "visits (not among the moves drawn by temp_moves)"),
         "engine": Option("engine", str, "auto", "auto (the game's compiled PUCT when it offers one for this network on the CPU), "
                          "compiled or generic; both search alike", one_of("auto", "compiled", "generic")),
     }
     #: before the option, every search was the generic one
-    options_added_since = {"engine": "generic", "discount": None}
+    options_added_since = {"engine": "generic", "discount": None, "fpu": "zero", "take_wins": False}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -151,6 +157,11 @@ class AZAgent(Agent):
             search.run(self.config["simulations"], deadline, self.stop)
         temperature = 1.0 if state.move_number() < self.config["temp_moves"] else 0.0
         action = search.choose(temperature)
+        wins = search.immediate_wins() if self.config["take_wins"] and temperature == 0 else []
+        if wins and action not in wins:
+            # the most visited move can be a likely one the search had not yet seen through
+            visits = {ch.action: ch.visits for ch in search.root_children()}
+            action = max(wins, key=lambda a: (visits[a], -a))
         seconds = time.perf_counter() - start
         children = sorted(search.root_children(), key=lambda ch: -ch.visits)
         priors = search.root_priors()
@@ -187,14 +198,15 @@ class AZAgent(Agent):
     def _new_search(self, state: State, noise: tuple[float, float] | None, discount: float):
         engine = self.config["engine"]
         if engine != "generic" and self._dense is not None:
-            compiled = state.game.compiled_puct(state, self._dense, self.config["c"], self.rng, noise, discount)
+            compiled = state.game.compiled_puct(state, self._dense, self.config["c"], self.rng, noise, discount,
+                                                self.config["fpu"])
             if compiled is not None:
                 return compiled
         if engine == "compiled":
             why = (f"{state.game.name} offers no compiled PUCT engine" if self._dense is not None
                    else "its network is not an MLP of one value on the CPU")
             raise SpecError(f"agent 'az': engine=compiled is not possible here: {why}")
-        return PUCTSearch(state, self.config["c"], self.rng, noise, discount)
+        return PUCTSearch(state, self.config["c"], self.rng, noise, discount, self.config["fpu"])
 
     @property
     def trees(self):

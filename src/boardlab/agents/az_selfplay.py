@@ -42,6 +42,8 @@ class SelfPlaySettings:
     #: the value head's target: the game's (discounted) result, or its average with the root's
     #: search value for the player to move ("average"; two-player zero-sum games)
     value_target: str = "result"
+    #: an unvisited child's value in the searches (boardlab.core.search.FIRST_PLAY_VALUES)
+    fpu: str = "zero"
 
 
 @dataclass
@@ -85,11 +87,12 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
         and game.compiled_puct(states[active[0]], network, settings.c, np.random.default_rng(0), noise, settings.discount) is not None
     while active:
         if compiled:
-            searches = [game.compiled_puct(states[i], network, settings.c, rngs[i], noise, settings.discount) for i in active]
+            searches = [game.compiled_puct(states[i], network, settings.c, rngs[i], noise, settings.discount, settings.fpu)
+                        for i in active]
             for search in searches:
                 search.run(settings.simulations)
         else:
-            searches = [PUCTSearch(states[i], settings.c, rngs[i], noise, settings.discount) for i in active]
+            searches = [PUCTSearch(states[i], settings.c, rngs[i], noise, settings.discount, settings.fpu) for i in active]
             run_simulations(searches, settings.simulations, evaluate)
         for i, search in zip(active, searches):
             state = states[i]

@@ -15,6 +15,12 @@ With ``discount`` below 1, a value found k plies below a node counts
 discount), so that of two wins the search prefers the nearer one, and of two
 losses the farther.
 
+An unvisited child counts as worth 0 (``fpu="zero"``, the AlphaZero paper's
+choice), or as worth the visit-weighted mean of its visited siblings
+(``fpu="mean"``, close to the parent's own value, as Leela Zero's first-play
+urgency): with 0, a move with a tiny prior is never tried in a position whose
+other moves all look won, even when it wins at once.
+
 Values are vectors, one entry per seat, so that more than two players work:
 a node's ``mean`` is from the view of the player who moved into it (as in
 :mod:`boardlab.agents.mcts`). Chance nodes are sampled: a simulation that
@@ -40,7 +46,7 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import CHANCE, TERMINAL, State
-from boardlab.core.search import ChildStats, SearchSnapshot, choose_by_visits, visit_policy
+from boardlab.core.search import FIRST_PLAY_VALUES, ChildStats, SearchSnapshot, choose_by_visits, visit_policy
 
 
 class PUCTSearch:
@@ -49,7 +55,7 @@ class PUCTSearch:
     engine = "puct"
 
     def __init__(self, state: State, c: float, rng: np.random.Generator, noise: tuple[float, float] | None = None,
-                 discount: float = 1.0) -> None:
+                 discount: float = 1.0, fpu: str = "zero") -> None:
         if state.is_terminal() or state.is_chance_node():
             raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
         self.root = state.clone()
@@ -58,6 +64,9 @@ class PUCTSearch:
         self.rng = rng
         self.noise = noise  # (dirichlet alpha, weight) mixed into the root's priors, or None
         self.discount = float(discount)  # a value found k plies below a node counts discount**k there
+        if fpu not in FIRST_PLAY_VALUES:
+            raise BoardlabError(f"puct: fpu must be one of {', '.join(FIRST_PLAY_VALUES)}, not {fpu!r}")
+        self.fpu = fpu
         self.players = state.num_players()
         self.parent = [-1]
         self.action = [-1]
@@ -93,10 +102,11 @@ class PUCTSearch:
                 best = self._sample_outcome(f, k)
             else:
                 scale = self.c * math.sqrt(max(visits[node], 1))
+                unvisited = self._first_play_value(f, k)
                 best, best_score = f, -math.inf
                 for ch in range(f, f + k):
                     n = visits[ch]
-                    score = (mean[ch] if n else 0.0) + scale * prior[ch] / (1 + n)
+                    score = (mean[ch] if n else unvisited) + scale * prior[ch] / (1 + n)
                     if score > best_score:
                         best, best_score = ch, score
             path.append(best)
@@ -115,6 +125,17 @@ class PUCTSearch:
                 self._backup(path, self.final[best])
                 return None
             node = best
+
+    def _first_play_value(self, f: int, k: int) -> float:
+        """The value an unvisited child is taken to have: 0, or the visit-weighted mean of its
+        visited siblings (from the view of the player choosing; 0 while none is visited)."""
+        if self.fpu == "zero":
+            return 0.0
+        seen, total = 0, 0.0
+        for ch in range(f, f + k):
+            seen += self.visits[ch]
+            total += self.mean[ch] * self.visits[ch]
+        return total / seen if seen else 0.0
 
     def resolve(self, priors: np.ndarray, values: np.ndarray) -> None:
         """The network's verdict on the position :meth:`select` returned: expand it, back the values up."""
@@ -206,6 +227,18 @@ class PUCTSearch:
         f = self.first[0]
         ids = range(f, f + self.nch[0]) if f >= 0 else []
         return [ChildStats(self.action[ch], self.visits[ch], self.wins[ch], self.mean[ch]) for ch in ids]
+
+    def immediate_wins(self) -> list[int]:
+        """The root's moves that the search found to end the game at once with the mover first."""
+        f = self.first[0]
+        out = []
+        for ch in range(f, f + self.nch[0]) if f >= 0 else []:
+            if self.player[ch] == TERMINAL:
+                values = self.final[ch]
+                mine = values[self.mover[ch]]
+                if mine == max(values) and mine > min(values):
+                    out.append(self.action[ch])
+        return out
 
     def root_value(self) -> float:
         """The mean value of the simulations for the player to move at the root (0 before any)."""

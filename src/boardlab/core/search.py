@@ -133,6 +133,12 @@ class DenseNetwork:
             self.w_in, self.b_in, self.w_hidden, self.b_hidden, self.w_policy, self.b_policy, self.w_value, self.b_value))
 
 
+#: what a PUCT search takes an unvisited child's Q to be: 0 (the AlphaZero paper), or the
+#: visit-weighted mean of its visited siblings ("mean"), so that in a won position the other
+#: moves still get tried
+FIRST_PLAY_VALUES = ("zero", "mean")
+
+
 def visit_policy(children: list[ChildStats], actions: int) -> np.ndarray:
     """The root's visit shares over all ``actions`` of the game (the policy head's training target)."""
     out = np.zeros(actions, dtype=np.float32)

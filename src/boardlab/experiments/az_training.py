@@ -50,7 +50,7 @@ RUN_FORMAT = "boardlab-az-run"
 #: settings a resumed run may change: how far and where it runs, not what it computes
 MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
-ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result"}
+ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero"}
 
 
 @dataclass
@@ -84,6 +84,7 @@ class AZConfig:
     engine: str = "auto"  # self-play search: the game's compiled PUCT where it offers one (auto), or generic
     discount: float = 1.0  # a result k plies ahead is worth discount**k (targets and search)
     value_target: str = "result"  # or "average": of the result and the root's search value
+    fpu: str = "zero"  # an unvisited child's value in self-play searches: zero or mean (of its visited siblings)
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
@@ -101,6 +102,8 @@ class AZConfig:
             raise BoardlabError(f"train az: noise_weight must be between 0 and 1, not {self.noise_weight}")
         if not (0 < self.discount <= 1):
             raise BoardlabError(f"train az: discount must be in (0, 1], not {self.discount}")
+        if self.fpu not in ("zero", "mean"):
+            raise BoardlabError(f"train az: fpu must be zero or mean, not {self.fpu!r}")
         if self.value_target not in ("result", "average"):
             raise BoardlabError(f"train az: value_target must be result or average, not {self.value_target!r}")
         if self.engine not in ("auto", "generic"):
@@ -253,7 +256,7 @@ class Trainer:
         seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
         model_bytes = _state_bytes(self._model_payload())
         settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount,
-                                           cfg.value_target))
+                                           cfg.value_target, cfg.fpu))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done = sorted(map_tasks(selfplay_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])

@@ -6,7 +6,7 @@ the ``az`` agent and self-play use it instead of
 :class:`boardlab.agents.puct.PUCTSearch`, whose every simulation crosses from
 Python to torch and back. It is the same search: the same selection
 (``Q + c * P * sqrt(N) / (1 + n)``, the first best child in column order),
-the same backup (``discount`` included), visit contract and tree export, and the same draws from the
+the same backup (``discount`` included), first-play value (``fpu``), visit contract and tree export, and the same draws from the
 caller's generator (the root's Dirichlet noise when the root is evaluated,
 then the move). Only the network's arithmetic differs, in float32 rounding:
 BLAS matrix-vector products here, torch's there.
@@ -26,7 +26,9 @@ from numba import njit
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import TERMINAL
-from boardlab.core.search import ChildStats, DenseNetwork, SearchSnapshot, choose_by_visits, visit_policy
+from boardlab.core.search import (
+    FIRST_PLAY_VALUES, ChildStats, DenseNetwork, SearchSnapshot, choose_by_visits, visit_policy,
+)
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
 from boardlab.games.connect4_kernel import Connect4Kernel, _won
 
@@ -111,7 +113,7 @@ def puct_simulations(
     b0, b1, to_move, bottom, top, column_mask, steps, full, cell_bits,
     w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value,
     parent, first, nch, action, mover, prior, visits, mean, wins, created, player, term,
-    used, simulations, done_before, c, discount,
+    used, simulations, done_before, c, discount, fpu_mean,
 ):
     """Run up to ``simulations`` simulations from the root (node 0, already expanded).
 
@@ -139,11 +141,20 @@ def puct_simulations(
             f = first[node]
             k = nch[node]
             scale = c * math.sqrt(max(visits[node], 1))
+            unvisited = 0.0
+            if fpu_mean:  # the visit-weighted mean of the visited siblings, as the generic search
+                seen = 0
+                total = 0.0
+                for ch in range(f, f + k):
+                    seen += visits[ch]
+                    total += mean[ch] * visits[ch]
+                if seen:
+                    unvisited = total / seen
             best = f
             best_score = -np.inf
             for ch in range(f, f + k):
                 n = visits[ch]
-                score = (mean[ch] if n else 0.0) + scale * prior[ch] / (1 + n)
+                score = (mean[ch] if n else unvisited) + scale * prior[ch] / (1 + n)
                 if score > best_score:
                     best = ch
                     best_score = score
@@ -212,7 +223,7 @@ class CompiledConnect4PUCT:
     engine = "compiled-puct"
 
     def __init__(self, state: ConnectFourState, network: DenseNetwork, c: float, rng: np.random.Generator,
-                 noise: tuple[float, float] | None = None, discount: float = 1.0) -> None:
+                 noise: tuple[float, float] | None = None, discount: float = 1.0, fpu: str = "zero") -> None:
         if state.is_terminal():
             raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
         game: ConnectFour = state.game
@@ -229,6 +240,9 @@ class CompiledConnect4PUCT:
         self.rng = rng
         self.noise = noise
         self.discount = float(discount)
+        if fpu not in FIRST_PLAY_VALUES:
+            raise BoardlabError(f"puct: fpu must be one of {', '.join(FIRST_PLAY_VALUES)}, not {fpu!r}")
+        self.fpu = fpu
         self.cols = game.cols
         self.root = state.clone()
         self.root_history = list(state.history)
@@ -289,6 +303,7 @@ class CompiledConnect4PUCT:
                 *self.weights,
                 a["parent"], a["first"], a["nch"], a["action"], a["mover"], a["prior"], a["visits"], a["mean"],
                 a["wins"], a["created"], a["player"], a["term"], self.used, want, self.simulations, self.c, self.discount,
+                self.fpu == "mean",
             )
             done += n
             self.simulations += n
@@ -323,6 +338,11 @@ class CompiledConnect4PUCT:
             return []
         return [ChildStats(int(a["action"][ch]), int(a["visits"][ch]), int(a["wins"][ch]), float(a["mean"][ch]))
                 for ch in range(f, f + k)]
+
+    def immediate_wins(self) -> list[int]:
+        a = self.a
+        f, k = int(a["first"][0]), int(a["nch"][0])
+        return [int(a["action"][ch]) for ch in range(f, f + k) if f >= 0 and a["term"][ch] == a["mover"][ch]]
 
     def root_value(self) -> float:
         return float(self.a["mean"][0])
