@@ -94,6 +94,19 @@ class SearchEngine(Protocol):
         """A copy of the tree as it is now (cheap: labels are derived only on export)."""
 
 
+def grow_columns(columns: dict[str, np.ndarray], need: int) -> None:
+    """Grow every array of a compiled engine's columnar tree to at least ``need`` entries, by
+    doubling (the same length for all, the used part kept, the rest zero)."""
+    size = len(next(iter(columns.values())))
+    while size < need:
+        size *= 2
+    for name, arr in columns.items():
+        if len(arr) < size:
+            grown = np.zeros(size, dtype=arr.dtype)
+            grown[: len(arr)] = arr
+            columns[name] = grown
+
+
 @njit(cache=True)
 def subtree_mask(parent: np.ndarray, root: int) -> np.ndarray:
     """Nodes of the subtree under ``root`` in a flat tree where ``parent[i] < i`` (for re-rooting)."""

@@ -27,7 +27,7 @@ from numba import njit
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import TERMINAL
 from boardlab.core.search import (
-    FIRST_PLAY_VALUES, ChildStats, DenseNetwork, SearchSnapshot, choose_by_visits, visit_policy,
+    FIRST_PLAY_VALUES, ChildStats, DenseNetwork, SearchSnapshot, choose_by_visits, grow_columns, visit_policy,
 )
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
 from boardlab.games.connect4_kernel import Connect4Kernel, _won
@@ -295,7 +295,7 @@ class CompiledConnect4PUCT:
             want = chunk if simulations is None else min(chunk, simulations - done)
             need = int(self.used[0]) + self.cols * (want + 1)
             if need > len(self.a["parent"]):
-                self._grow(need)
+                grow_columns(self.a, need)
             a = self.a
             start = time.perf_counter()
             n = puct_simulations(
@@ -317,15 +317,6 @@ class CompiledConnect4PUCT:
             else:
                 chunk = min(chunk * 2, 1 << 12)
         return done
-
-    def _grow(self, need: int) -> None:
-        size = len(self.a["parent"])
-        while size < need:
-            size *= 2
-        for name, arr in self.a.items():
-            grown = np.zeros(size, dtype=arr.dtype)
-            grown[: len(arr)] = arr
-            self.a[name] = grown
 
     # --- results, as PUCTSearch gives them -------------------------------------------
     def root_visits(self) -> int:

@@ -22,7 +22,7 @@ from numba import njit
 
 from boardlab.core.game import TERMINAL
 from boardlab.core.rng import kernel_random, kernel_rng
-from boardlab.core.search import ChildStats, SearchSnapshot, subtree_mask
+from boardlab.core.search import ChildStats, SearchSnapshot, grow_columns, subtree_mask
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
 from boardlab.games.connect4_kernel import Connect4Kernel, _won, playout
 
@@ -190,7 +190,7 @@ class CompiledConnect4Search:
                 break
             want = chunk if iterations is None else min(chunk, iterations - done)
             if self.used[0] + self.cols * (want + 1) > len(self.a["parent"]):
-                self._grow(self.used[0] + self.cols * (want + 1))
+                grow_columns(self.a, self.used[0] + self.cols * (want + 1))
             a = self.a
             start = time.perf_counter()
             n = uct_iterations(
@@ -216,15 +216,6 @@ class CompiledConnect4Search:
             if max_nodes is not None:
                 chunk = max(1, min(chunk, (max_nodes - int(self.used[0])) // max(1, self.cols) + 1))
         return done
-
-    def _grow(self, need: int) -> None:
-        size = len(self.a["parent"])
-        while size < need:
-            size *= 2
-        for name, arr in self.a.items():
-            grown = np.zeros(size, dtype=arr.dtype)
-            grown[: len(arr)] = arr
-            self.a[name] = grown
 
     def root_visits(self) -> int:
         return int(self.a["visits"][0])
