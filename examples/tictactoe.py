@@ -11,7 +11,7 @@ tournaments, under MCTS, and its search trees open in the viewer.
 
 import numpy as np
 
-from boardlab.core.game import TERMINAL, Game, GameType, State
+from boardlab.core.game import TERMINAL, Game, GameType, State, Symmetry
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -30,6 +30,14 @@ class TicTacToe(Game):
 
     def observation_tensor_shape(self):
         return (2, 3, 3)  # the observer's marks, the opponent's (for networks and PettingZoo)
+
+    def symmetries(self) -> list[Symmetry]:
+        """The square's 3 rotations and 4 reflections (train az --augment uses them)."""
+        grid = np.arange(9).reshape(3, 3)
+        images = [np.rot90(grid, k) for k in (1, 2, 3)] + [grid.T, grid[::-1], grid[:, ::-1], np.rot90(grid, 2).T]
+        # cell j of an image shows cell image[j] of the board; so the move into cell a lands on argsort(image)[a]
+        return [Symmetry(observation=np.concatenate([image.reshape(-1), image.reshape(-1) + 9]),
+                         actions=np.argsort(image.reshape(-1))) for image in images]
 
 
 class TicTacToeState(State):
