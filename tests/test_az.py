@@ -324,6 +324,7 @@ def test_az_without_a_path_plays_the_committed_connect_four_model_compiled_and_d
     assert agent.model_path.name == "az-connect4.pt"
     assert agent.last_search["engine"] == "compiled-puct" and agent.last_search["discount"] == 0.97
     assert agent.last_search["simulations"] == 200
-    block = game.state_from_moves("4 1 4 2 4")  # O must block column 4
-    agent.reset(game, block.current_player(), 0)
-    assert agent.step(block) == 3
+    for moves, column in (("4 1 4 2 4", 3), ("1 4 1 6 1", 0)):  # O must block X's three in a column
+        block = game.state_from_moves(moves)
+        agent.reset(game, block.current_player(), 0)
+        assert agent.step(block) == column, moves

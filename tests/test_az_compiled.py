@@ -238,7 +238,7 @@ def test_a_win_found_at_once_is_played_even_when_another_move_has_more_visits(en
     save_model(net, path, game.spec())
     chosen = {}
     for take in (True, False):
-        agent = make_agent(f"az:path={path},simulations=60,take_wins={str(take).lower()},engine={engine}", game)
+        agent = make_agent(f"az:path={path},simulations=150,fpu=zero,take_wins={str(take).lower()},engine={engine}", game)
         agent.reset(game, 0, 0)
         chosen[take] = agent.step(state)
         visits = {c["action"]: c["visits"] for c in agent.last_search["children"]}

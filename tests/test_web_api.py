@@ -300,3 +300,17 @@ def test_the_catalogue_loads_no_torch():
             "game_catalogue(); agent_catalogue(); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_committed_connect_four_network_answers_a_move_with_its_compiled_search(client):
+    game = new_game(client, mode="human-ai", ai={"agent": "az", "simulations": 50}, seed=2)
+    assert game["seats"] == ["human", "az:simulations=50"]
+    for column in (0, 0, 0):  # X stacks column 1; az, second, must block it before the fourth stone
+        game = client.post(f"/api/games/{game['id']}/move", json={"action": column}).json()
+        played = client.post(f"/api/games/{game['id']}/ai-move")
+        assert played.status_code == 200, played.text
+        game = played.json()
+        if len(game["moves"]) == 6:
+            break
+    assert game["moves"][-1] == "1" and not game["terminal"]
+    assert game["ai"]["simulations"] == 50

@@ -68,9 +68,9 @@ class AZAgent(Agent):
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
         "discount": Option("discount", float, None, "a value k plies below a node counts discount**k there "
                            "(default: the discount the model was trained with, else 1)", _unit_interval),
-        "fpu": Option("fpu", str, "mean", "the value of a move not yet tried: mean (of the moves tried from the same "
-                      "position; a won position's other moves still get tried) or zero (the AlphaZero paper)",
-                      one_of(*FIRST_PLAY_VALUES)),
+        "fpu": Option("fpu", str, "zero", "the value of a move not yet tried: zero (the AlphaZero paper) or mean (of the "
+                      "moves tried from the same position: a won position's other moves still get tried, but in a lost "
+                      "one a saving move with a small prior may never be)", one_of(*FIRST_PLAY_VALUES)),
         "take_wins": Option("take_wins", bool, True, "play a move the search found to win at once, whatever its "
                             "visits (not among the moves drawn by temp_moves)"),
         "engine": Option("engine", str, "auto", "auto (the game's compiled PUCT when it offers one for this network on the CPU), "
