@@ -313,4 +313,4 @@ def test_the_committed_connect_four_network_answers_a_move_with_its_compiled_sea
         if len(game["moves"]) == 6:
             break
     assert game["moves"][-1] == "1" and not game["terminal"]
-    assert game["ai"]["simulations"] == 50
+    assert game["ai"]["simulations"] == 50 and game["ai"]["engine"] == "compiled-puct"

@@ -532,6 +532,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
             "stopped": bool(result.get("stopped")),
             "stopped_for": result.get("stopped_for"),
             "simulations": search.get("simulations"),
+            "engine": search.get("engine"),
             "nodes": result.get("nodes") or None,
         }
         return view
