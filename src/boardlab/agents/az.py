@@ -25,8 +25,8 @@ from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import Game, State
-from boardlab.core.search import FIRST_PLAY_VALUES
 from boardlab.core.params import Option, non_negative, one_of, positive
+from boardlab.core.search import FIRST_PLAY_VALUES
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 

@@ -84,7 +84,8 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
         settle(i)
     active = [i for i, s in enumerate(states) if not s.is_terminal()]
     compiled = network is not None and settings.engine != "generic" and bool(active) \
-        and game.compiled_puct(states[active[0]], network, settings.c, np.random.default_rng(0), noise, settings.discount) is not None
+        and game.compiled_puct(states[active[0]], network, settings.c, np.random.default_rng(0), noise, settings.discount,
+                               settings.fpu) is not None
     while active:
         if compiled:
             searches = [game.compiled_puct(states[i], network, settings.c, rngs[i], noise, settings.discount, settings.fpu)

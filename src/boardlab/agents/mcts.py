@@ -66,7 +66,6 @@ from boardlab.core.search import ChildStats, SearchEngine, SearchSnapshot, subtr
 from boardlab.trees.model import Tree
 
 
-
 class GenericSearch:
     """One UCT tree over the State API, kept in parallel Python lists (one entry per node).
 

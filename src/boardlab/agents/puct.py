@@ -46,7 +46,7 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import CHANCE, TERMINAL, State
-from boardlab.core.search import FIRST_PLAY_VALUES, ChildStats, SearchSnapshot, choose_by_visits, visit_policy
+from boardlab.core.search import ChildStats, SearchSnapshot, check_first_play_value, choose_by_visits, visit_policy
 
 
 class PUCTSearch:
@@ -64,9 +64,7 @@ class PUCTSearch:
         self.rng = rng
         self.noise = noise  # (dirichlet alpha, weight) mixed into the root's priors, or None
         self.discount = float(discount)  # a value found k plies below a node counts discount**k there
-        if fpu not in FIRST_PLAY_VALUES:
-            raise BoardlabError(f"puct: fpu must be one of {', '.join(FIRST_PLAY_VALUES)}, not {fpu!r}")
-        self.fpu = fpu
+        self.fpu = check_first_play_value(fpu)
         self.players = state.num_players()
         self.parent = [-1]
         self.action = [-1]

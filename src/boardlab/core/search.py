@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Protocol, Sequence
 import numpy as np
 from numba import njit
 
+from boardlab.core.errors import BoardlabError
+
 if TYPE_CHECKING:
     import threading
 
@@ -140,16 +142,27 @@ class DenseNetwork:
     w_value: np.ndarray  # (1, hidden)
     b_value: np.ndarray  # (1,)
 
+    def __post_init__(self) -> None:
+        # once here, not for every search: compiled kernels take C-contiguous float32
+        for name in ("w_in", "b_in", "w_hidden", "b_hidden", "w_policy", "b_policy", "w_value", "b_value"):
+            object.__setattr__(self, name, np.ascontiguousarray(getattr(self, name), dtype=np.float32))
+
     def arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays in the order compiled kernels take them, each C-contiguous float32."""
-        return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in (
-            self.w_in, self.b_in, self.w_hidden, self.b_hidden, self.w_policy, self.b_policy, self.w_value, self.b_value))
+        """The arrays in the order compiled kernels take them."""
+        return (self.w_in, self.b_in, self.w_hidden, self.b_hidden, self.w_policy, self.b_policy, self.w_value, self.b_value)
 
 
 #: what a PUCT search takes an unvisited child's Q to be: 0 (the AlphaZero paper), or the
 #: visit-weighted mean of its visited siblings ("mean"), so that in a won position the other
 #: moves still get tried
 FIRST_PLAY_VALUES = ("zero", "mean")
+
+
+def check_first_play_value(fpu: str) -> str:
+    """``fpu`` if it is one of :data:`FIRST_PLAY_VALUES`, else a clear error."""
+    if fpu not in FIRST_PLAY_VALUES:
+        raise BoardlabError(f"puct: fpu must be one of {', '.join(FIRST_PLAY_VALUES)}, not {fpu!r}")
+    return fpu
 
 
 def visit_policy(children: list[ChildStats], actions: int) -> np.ndarray:

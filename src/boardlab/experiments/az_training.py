@@ -40,6 +40,7 @@ from boardlab.core.files import read_json
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
+from boardlab.core.search import FIRST_PLAY_VALUES
 from boardlab.nn.az_learn import ReplayBuffer, train_steps
 from boardlab.nn.az_net import (
     Evaluator, dense_network, model_payload, network_from_payload, new_network, relative_values, save_model, value_outputs,
@@ -102,8 +103,8 @@ class AZConfig:
             raise BoardlabError(f"train az: noise_weight must be between 0 and 1, not {self.noise_weight}")
         if not (0 < self.discount <= 1):
             raise BoardlabError(f"train az: discount must be in (0, 1], not {self.discount}")
-        if self.fpu not in ("zero", "mean"):
-            raise BoardlabError(f"train az: fpu must be zero or mean, not {self.fpu!r}")
+        if self.fpu not in FIRST_PLAY_VALUES:
+            raise BoardlabError(f"train az: fpu must be one of {', '.join(FIRST_PLAY_VALUES)}, not {self.fpu!r}")
         if self.value_target not in ("result", "average"):
             raise BoardlabError(f"train az: value_target must be result or average, not {self.value_target!r}")
         if self.engine not in ("auto", "generic"):

@@ -27,7 +27,7 @@ from numba import njit
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import TERMINAL
 from boardlab.core.search import (
-    FIRST_PLAY_VALUES, ChildStats, DenseNetwork, SearchSnapshot, choose_by_visits, grow_columns, visit_policy,
+    ChildStats, DenseNetwork, SearchSnapshot, check_first_play_value, choose_by_visits, grow_columns, visit_policy,
 )
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
 from boardlab.games.connect4_kernel import Connect4Kernel, _won
@@ -77,15 +77,13 @@ def _expand(node, mask, top, priors, parent, first, nch, action, mover_of_childr
             player, term, mover, used):
     """Allocate ``node``'s children (its legal columns, in order) with the priors renormalised over them."""
     total = 0.0
-    for col in range(top.shape[0]):
-        if mask & top[col] == np.uint64(0):
-            total += priors[col]
-    f = used[0]
-    k = 0
     legal = 0
     for col in range(top.shape[0]):
         if mask & top[col] == np.uint64(0):
+            total += priors[col]
             legal += 1
+    f = used[0]
+    k = 0
     for col in range(top.shape[0]):
         if mask & top[col] != np.uint64(0):
             continue
@@ -240,9 +238,7 @@ class CompiledConnect4PUCT:
         self.rng = rng
         self.noise = noise
         self.discount = float(discount)
-        if fpu not in FIRST_PLAY_VALUES:
-            raise BoardlabError(f"puct: fpu must be one of {', '.join(FIRST_PLAY_VALUES)}, not {fpu!r}")
-        self.fpu = fpu
+        self.fpu = check_first_play_value(fpu)
         self.cols = game.cols
         self.root = state.clone()
         self.root_history = list(state.history)
