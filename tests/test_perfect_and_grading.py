@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from boardlab.agents.registry import make_agent
 from boardlab.cli import app
-from boardlab.core.errors import FormatError, SpecError
+from boardlab.core.errors import FormatError, IllegalActionError, SpecError
 from boardlab.core.registry import make
 from boardlab.solvers.connect4 import Position, Solver
 from boardlab.solvers.grading import (
@@ -129,6 +129,37 @@ def test_keeping_the_result_is_not_the_quickest_win():
     assert (slower["optimal"], slower["kept"], slower["phases"]["opening"]["kept_share"]) == (0, 1, 1.0)
 
 
+def test_pons_files_grade_the_chosen_move_like_a_labelled_set():
+    """Pons' 'MOVES SCORE' lines carry no move scores: the solver scores the chosen move, to the same result."""
+    solver = Solver()
+    labelled = tiny_set(solver)
+    pons = parse_grading_set([f"{p.moves} {p.best}" for p in labelled], "pons")
+    assert [p.scores for p in pons] == [None] * len(labelled)
+    assert [p.to_line() for p in pons] == [f"{p.moves} {p.best}" for p in labelled]
+    for agent in (_Leftmost(), _Rightmost(), make_agent("perfect", GAME)):
+        expected = grade(agent, GAME, labelled).to_dict()
+        got = grade(agent, GAME, pons, solver=solver).to_dict()
+        for result in (expected, got):
+            result.pop("mean_seconds_per_move")
+        assert got == expected
+
+
+def test_a_pons_file_whose_score_is_too_low_is_refused():
+    moves, score = WON_POSITION
+    wrong = parse_grading_set([f"{moves} {score - 3}"], "f")
+    with pytest.raises(FormatError, match=f"'{moves}'.*scores {score}, above the file's score {score - 3}"):
+        grade(make_agent("perfect", GAME), GAME, wrong, solver=Solver())
+
+
+def test_move_score_of_one_column():
+    solver = Solver()
+    assert [solver.move_score("4455", c) for c in range(7)] == [solver.move_scores("4455")[c] for c in range(7)]
+    with pytest.raises(IllegalActionError, match="column 8"):
+        solver.move_score("4455", 7)
+    with pytest.raises(IllegalActionError, match="column 1 is full"):
+        solver.move_score("111111", 0)
+
+
 class _Leftmost:
     spec = "leftmost"
 
@@ -202,6 +233,14 @@ def test_grade_command_json(tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["positions"] == 8 and set(data["phases"]) == {"opening", "middle", "end"}
+
+
+def test_grade_command_reads_a_pons_file_and_limits_it():
+    result = runner.invoke(app, ["grade", "perfect", "--positions", str(DATA / "Test_L3_R1.head100"), "--limit", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (data["positions"], data["optimal"], data["kept"]) == (5, 5, 5)
+    assert data["phases"]["end"]["positions"] == 5
 
 
 @pytest.mark.parametrize(

@@ -120,7 +120,11 @@ def solve(
 @command("grade")
 def grade(
     agent: str = typer.Argument(..., help="Agent spec, e.g. mcts:iterations=2000 or perfect:depth=4."),
-    positions: Path = typer.Option(None, "--positions", help="Grading set file (MOVES BEST S1..S7 per line); default: the set shipped with boardlab."),
+    positions: Path = typer.Option(
+        None, "--positions",
+        help="Grading set file (MOVES BEST S1..S7 per line) or one of Pascal Pons' benchmark files (MOVES SCORE per line: "
+             "the chosen move is then solved, seconds per position in the hardest sets); default: the set shipped with boardlab."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Grade only the first N positions of the file.", show_default=False),
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the agent's choices."),
     json_out: bool = typer.Option(
         False, "--json",
@@ -130,7 +134,8 @@ def grade(
     """Share of positions where AGENT plays an optimal move (standard 7x6 Connect Four).
 
     Optimal: the move's solved score is the best (the quickest win, else a draw, else the slowest
-    loss). Beside it, the share of moves that keep the result (won stays won, drawn not lost).
+    loss). Beside it, the share of moves that keep the result (won stays won, drawn not lost):
+    what AlphaZero.jl counts as optimal on Pons' benchmark sets.
     Phases: opening up to 14 stones on the board, middle 15-28, end more than 28.
     """
     from boardlab.agents.registry import make_agent
@@ -138,7 +143,7 @@ def grade(
     from boardlab.solvers.grading import grade as run_grade
     from boardlab.solvers.grading import load_grading_set
 
-    graded = load_grading_set(positions)
+    graded = load_grading_set(positions)[:limit]
     game = make("connect4")
     the_agent = make_agent(agent, game)
     with _progress("grade", len(graded)) as progress:

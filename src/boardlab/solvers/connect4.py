@@ -528,17 +528,18 @@ class Solver:
         """Score of every column (0-based action -> score for the player to move after playing it,
         None when the column is full)."""
         pos = Position.of(position)
-        scores: dict[int, int | None] = {}
-        for col in range(WIDTH):
-            if not pos.can_play(col):
-                scores[col] = None
-            elif pos.is_winning_move(col):
-                scores[col] = win_score(pos.moves)
-            elif pos.moves + 1 == SIZE:
-                scores[col] = 0
-            else:
-                scores[col] = -self.solve(pos.play(col))
-        return scores
+        return {col: self.move_score(pos, col) if pos.can_play(col) else None for col in range(WIDTH)}
+
+    def move_score(self, position, col: int) -> int:
+        """Score for the player to move after playing column ``col`` (0-based, a legal move)."""
+        pos = Position.of(position)
+        if not 0 <= col < WIDTH or not pos.can_play(col):
+            raise IllegalActionError(f"column {col + 1} is full or off the board")
+        if pos.is_winning_move(col):
+            return win_score(pos.moves)
+        if pos.moves + 1 == SIZE:
+            return 0
+        return -self.solve(pos.play(col))
 
     def best_moves(self, position) -> tuple[int, list[int]]:
         """The best score and every column (0-based) that reaches it.

@@ -20,6 +20,10 @@ the exact score of the position for the player to move, and ``Sc`` the score
 for that player after playing column ``c`` (``x`` for a full column). Scores
 follow Pons' convention (see :mod:`boardlab.solvers.connect4`).
 
+Pascal Pons' own benchmark files (``MOVES SCORE`` per line: the position's score
+only) are read too: there the solver scores just the move the agent chose. A
+score it finds above the file's best means the file is wrong, and grading stops.
+
 The shipped set ``boardlab/data/connect4_grading.txt`` is regenerated with::
 
     boardlab experiment c4-grading-set --per-phase 80 --games-per-pair 8 --out src/boardlab/data/connect4_grading.txt
@@ -41,6 +45,7 @@ from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.files import read_text
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
+from boardlab.solvers.book import default_book
 from boardlab.solvers.connect4 import WIDTH, Position, Solver
 
 GRADING_SET_NAME = "connect4_grading.txt"
@@ -60,7 +65,7 @@ def phase_of(stones: int) -> str:
 class GradedPosition:
     moves: str
     best: int
-    scores: tuple[int | None, ...]  # per column 0..6; None: full
+    scores: tuple[int | None, ...] | None  # per column 0..6, None: full; all None: only ``best`` is known
 
     @property
     def stones(self) -> int:
@@ -68,6 +73,8 @@ class GradedPosition:
 
 
     def to_line(self) -> str:
+        if self.scores is None:
+            return f"{self.moves or '-'} {self.best}"
         return " ".join([self.moves or "-", str(self.best)] + ["x" if s is None else str(s) for s in self.scores])
 
 
@@ -79,20 +86,21 @@ def parse_grading_set(lines: Iterable[str], source: str = "<grading set>") -> li
             continue
         parts = line.split()
         where = f"{source}, line {number}"
-        if len(parts) != 2 + WIDTH:
-            raise FormatError(f"{where}: expected 'MOVES BEST S1 .. S7' (9 fields), got {len(parts)}")
+        if len(parts) not in (2, 2 + WIDTH):
+            raise FormatError(f"{where}: expected 'MOVES BEST S1 .. S7' (9 fields) or Pons' 'MOVES SCORE' (2), got {len(parts)}")
         moves = "" if parts[0] == "-" else parts[0]
         try:
             Position.from_moves(moves)
             best = int(parts[1])
-            scores = tuple(None if p == "x" else int(p) for p in parts[2:])
+            scores = tuple(None if p == "x" else int(p) for p in parts[2:]) or None
         except BoardlabError as exc:
             raise FormatError(f"{where}: {exc}") from None
         except ValueError:
             raise FormatError(f"{where}: scores must be integers or 'x' (full column)") from None
-        known = [s for s in scores if s is not None]
-        if not known or max(known) != best:
-            raise FormatError(f"{where}: BEST {best} is not the largest move score")
+        if scores is not None:
+            known = [s for s in scores if s is not None]
+            if not known or max(known) != best:
+                raise FormatError(f"{where}: BEST {best} is not the largest move score")
         out.append(GradedPosition(moves, best, scores))
     if not out:
         raise FormatError(f"{source}: no positions")
@@ -169,13 +177,16 @@ def grade(
     positions: Sequence[GradedPosition],
     seed: int = 0,
     on_position: Callable[[int, GradedPosition, int, bool], None] | None = None,
+    solver: Solver | None = None,
 ) -> GradeResult:
     """Show each position to ``agent`` (an :class:`~boardlab.agents.base.Agent` for ``game``,
     standard Connect Four) once and count its optimal moves.
 
     The agent is made once by the caller (so a search agent keeps what it
     learned, as in a game) and reset before each position with a seed derived
-    from ``seed`` and the position's index.
+    from ``seed`` and the position's index. Positions without move scores
+    (Pons' files) have the chosen move solved by ``solver`` (by default one
+    with the shipped opening book, made when first needed).
     """
     result = GradeResult(agent.spec)
     for index, graded in enumerate(positions):
@@ -184,10 +195,19 @@ def grade(
         start = time.perf_counter()
         action = agent.step(state)
         result.seconds += time.perf_counter() - start
-        if not 0 <= action < WIDTH or graded.scores[action] is None:
+        if not 0 <= action < WIDTH or not Position.from_moves(graded.moves).can_play(action):
             raise BoardlabError(f"agent {agent.spec} chose illegal column {action + 1} in position {graded.moves!r}")
-        optimal = graded.scores[action] == graded.best
-        kept = _sign(graded.scores[action]) == _sign(graded.best)
+        if graded.scores is not None:
+            score = graded.scores[action]
+        else:
+            if solver is None:
+                solver = Solver(book=default_book())
+            score = solver.move_score(graded.moves, action)
+            if score > graded.best:
+                raise FormatError(f"position {graded.moves!r}: column {action + 1} scores {score}, above the file's score "
+                                  f"{graded.best} for the position; the file is wrong")
+        optimal = score == graded.best
+        kept = _sign(score) == _sign(graded.best)
         result.positions += 1
         result.optimal += optimal
         result.kept += kept
