@@ -89,21 +89,28 @@ def test_search_takes_the_win_and_blocks_the_threat(tmp_path):
 
 def test_tree_export_keeps_the_visit_invariants_and_survives_a_binary_file(tmp_path):
     game = make("connect4:rows=4,cols=5,k=3")
-    agent = make_agent(f"az:path={neutral_model(game, tmp_path / 'flat.pt')},simulations=120,seed=3", game)
+    model = neutral_model(game, tmp_path / 'flat.pt')
     state = game.state_from_moves("3 3")
-    agent.reset(game, state.current_player(), 0)
-    agent.step(state)
-    tree = agent.last_tree().tree()
-    kids = [[] for _ in range(len(tree))]
-    for node in range(1, len(tree)):
-        kids[tree.parent[node]].append(node)
-    assert tree.visits[0] == 120 == sum(tree.visits[k] for k in kids[0])
-    for node in range(1, len(tree)):
-        below = sum(tree.visits[k] for k in kids[node])
-        if tree.player[node] == TERMINAL:
-            assert not kids[node]
-        else:
-            assert tree.visits[node] == below + 1, node
+    for solver in ("off", "on"):
+        agent = make_agent(f"az:path={model},simulations=120,seed=3,solver={solver}", game)
+        agent.reset(game, state.current_player(), 0)
+        agent.step(state)
+        tree = agent.last_tree().tree()
+        kids = [[] for _ in range(len(tree))]
+        for node in range(1, len(tree)):
+            kids[tree.parent[node]].append(node)
+        assert tree.visits[0] == 120 == sum(tree.visits[k] for k in kids[0])
+        proven = agent.last_search["children"]
+        for node in range(1, len(tree)):
+            below = sum(tree.visits[k] for k in kids[node])
+            if tree.player[node] == TERMINAL:
+                assert not kids[node]
+            elif solver == "off":
+                assert tree.visits[node] == below + 1, node
+            else:  # a proven node collects every visit after its proof, as a terminal node does
+                assert tree.visits[node] >= below + bool(kids[node]), node
+        if solver == "on":  # in a 4x5 board with k=3, 120 simulations prove results
+            assert any(child["proof"] is not None for child in proven)
     assert tree.state[0] == "[connect4:rows=4,cols=5,k=3] 33"
     assert tree.player[0] == state.current_player()
     # the root's mean is from its mover's view, each child's from the view of the player who moved into it

@@ -38,18 +38,23 @@ def _positions(game, count: int, seed: int) -> list:
     return out
 
 
-@pytest.mark.parametrize("spec,layers,discount,fpu", [("connect4", 2, 1.0, "zero"), ("connect4:rows=4,cols=5,k=3", 1, 1.0, "zero"),
-                                                       ("connect4", 2, 0.9, "zero"), ("connect4", 2, 0.9, "mean")])
-def test_the_compiled_engine_grows_the_generic_search_tree(spec, layers, discount, fpu):
-    """Node for node: the same children, visits, wins, creation order, means and priors, and the same drawn move."""
+@pytest.mark.parametrize("spec,layers,discount,fpu,solve", [
+    ("connect4", 2, 1.0, "zero", False), ("connect4:rows=4,cols=5,k=3", 1, 1.0, "zero", False),
+    ("connect4", 2, 0.9, "zero", False), ("connect4", 2, 0.9, "mean", False),
+    ("connect4", 2, 0.9, "zero", True), ("connect4:rows=4,cols=5,k=3", 1, 1.0, "mean", True),
+])
+def test_the_compiled_engine_grows_the_generic_search_tree(spec, layers, discount, fpu, solve):
+    """Node for node: the same children, visits, wins, creation order, means and priors, the same proofs
+    (with the solver) and the same drawn move."""
     game = make(spec)
     net = _network(game, layers)
     evaluator, dense = Evaluator(net), dense_network(net)
+    proofs = 0
     for k, state in enumerate(_positions(game, 12, seed=len(spec))):
         for noise in (None, (1.0, 0.25)):
-            generic = PUCTSearch(state, 1.5, np.random.default_rng(k), noise, discount, fpu)
+            generic = PUCTSearch(state, 1.5, np.random.default_rng(k), noise, discount, fpu, solve)
             run_simulations([generic], 150, evaluator.evaluate)
-            compiled = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), noise, discount, fpu)
+            compiled = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), noise, discount, fpu, solve)
             assert compiled.run(150) == 150 and compiled.simulations == 150
             a, b = generic.snapshot(), compiled.snapshot()
             for column in ("parent", "actions", "visits", "wins", "player", "created"):
@@ -59,6 +64,9 @@ def test_the_compiled_engine_grows_the_generic_search_tree(spec, layers, discoun
                 [c.mean for c in generic.root_children()], [c.mean for c in compiled.root_children()], atol=1e-5)
             assert np.array_equal(generic.policy(game.cols), compiled.policy(game.cols))
             assert generic.choose(1.0) == compiled.choose(1.0) and generic.choose(0.0) == compiled.choose(0.0)
+            assert generic.root_proofs() == compiled.root_proofs()
+            proofs += len(compiled.root_proofs())
+    assert (proofs > 0) == solve  # random positions late in the game: some root moves are proven
 
 
 def test_the_compiled_engine_keeps_the_visit_contract_at_a_finished_game():
@@ -128,7 +136,7 @@ def test_a_discount_counts_a_result_k_plies_down_as_discount_to_the_k(engine, tm
         net.value_head[0].bias.zero_()
     path = tmp_path / "zero.pt"
     save_model(net, path, game.spec())
-    agent = make_agent(f"az:path={path},simulations=100,discount=0.5,engine={engine}", game)
+    agent = make_agent(f"az:path={path},simulations=100,discount=0.5,engine={engine},solver=off", game)
     agent.reset(game, 0, 0)
     assert agent.step(state) == 0 and agent.last_search["discount"] == 0.5
     tree = agent.last_tree().tree()
@@ -211,7 +219,7 @@ def test_a_move_not_yet_tried_is_worth_its_siblings_mean_so_a_won_position_still
     save_model(net, path, game.spec())
     picks = {}
     for fpu in ("zero", "mean"):
-        agent = make_agent(f"az:path={path},simulations=200,fpu={fpu},engine={engine}", game)
+        agent = make_agent(f"az:path={path},simulations=200,fpu={fpu},engine={engine},solver=off", game)
         agent.reset(game, 0, 0)
         picks[fpu] = agent.step(state)
         tried = {c["action"] for c in agent.last_search["children"]}
@@ -238,7 +246,8 @@ def test_a_win_found_at_once_is_played_even_when_another_move_has_more_visits(en
     save_model(net, path, game.spec())
     chosen = {}
     for take in (True, False):
-        agent = make_agent(f"az:path={path},simulations=150,fpu=zero,take_wins={str(take).lower()},engine={engine}", game)
+        agent = make_agent(f"az:path={path},simulations=150,fpu=zero,take_wins={str(take).lower()},engine={engine},solver=off",
+                           game)
         agent.reset(game, 0, 0)
         chosen[take] = agent.step(state)
         visits = {c["action"]: c["visits"] for c in agent.last_search["children"]}

@@ -26,7 +26,7 @@ from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import Game, State
 from boardlab.core.params import Option, non_negative, one_of, positive
-from boardlab.core.search import FIRST_PLAY_VALUES
+from boardlab.core.search import FIRST_PLAY_VALUES, proven_choice, solvable
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -73,11 +73,15 @@ class AZAgent(Agent):
                       "one a saving move with a small prior may never be)", one_of(*FIRST_PLAY_VALUES)),
         "take_wins": Option("take_wins", bool, True, "play a move the search found to win at once, whatever its "
                             "visits (not among the moves drawn by temp_moves)"),
+        "solver": Option("solver", str, "auto", "prove wins, draws and losses as the search reaches them (MCTS-Solver), "
+                         "play the quickest proven win and no move proven lost while another is not: on, off, or auto "
+                         "(on in two-player zero-sum games without chance or hidden information)",
+                         one_of("auto", "on", "off")),
         "engine": Option("engine", str, "auto", "auto (the game's compiled PUCT when it offers one for this network on the CPU), "
                          "compiled or generic; both search alike", one_of("auto", "compiled", "generic")),
     }
     #: before the option, every search was the generic one
-    options_added_since = {"engine": "generic", "discount": None, "fpu": "zero", "take_wins": False}
+    options_added_since = {"engine": "generic", "discount": None, "fpu": "zero", "take_wins": False, "solver": "off"}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -85,6 +89,7 @@ class AZAgent(Agent):
         self._dense = None  # the network as arrays, for the game's compiled engine (CPU, MLP only)
         self._payload: dict[str, Any] | None = None
         self._trees: list[SearchTreeHandle] = []
+        self._solve = False  # whether searches prove results: set by reset, from the option and the game
         self.model_path: Path | None = Path(self.config["path"]) if self.config["path"] else None
         if self.model_path is not None:
             self._load(self.model_path, None)
@@ -121,6 +126,10 @@ class AZAgent(Agent):
         problem = self.plays(game)
         if problem:
             raise SpecError(problem)
+        if self.config["solver"] == "on" and solvable(game):
+            raise SpecError(f"agent 'az': solver=on proves results in two-player zero-sum games without chance or hidden "
+                            f"information only; {solvable(game)}")
+        self._solve = self.config["solver"] == "on" or (self.config["solver"] == "auto" and solvable(game) is None)
         if self.model_path is None:
             path = default_model_path(game)
             if not path.is_file():
@@ -157,6 +166,9 @@ class AZAgent(Agent):
             search.run(self.config["simulations"], deadline, self.stop)
         temperature = 1.0 if state.move_number() < self.config["temp_moves"] else 0.0
         action = search.choose(temperature)
+        if self._solve and temperature == 0:
+            proven = proven_choice(search.root_children(), search.root_proofs())
+            action = action if proven is None else proven
         wins = search.immediate_wins() if self.config["take_wins"] and temperature == 0 else []
         if wins and action not in wins:
             # the most visited move can be a likely one the search had not yet seen through
@@ -165,9 +177,11 @@ class AZAgent(Agent):
         seconds = time.perf_counter() - start
         children = sorted(search.root_children(), key=lambda ch: -ch.visits)
         priors = search.root_priors()
+        proofs = search.root_proofs()
         self.last_search = {
             "engine": search.engine,
             "discount": search.discount,
+            "solver": self._solve,
             "simulations": search.simulations,
             "seconds": seconds,
             "simulations_per_second": search.simulations / seconds if seconds > 0 else None,
@@ -175,8 +189,10 @@ class AZAgent(Agent):
             "stopped": self.stop.is_set(),
             "children": [
                 {"action": ch.action, "move": state.action_to_string(ch.action), "visits": ch.visits,
-                 "wins": ch.wins, "mean": ch.mean, "prior": priors[ch.action]}
-                for ch in children if ch.visits > 0
+                 "wins": ch.wins, "mean": ch.mean, "prior": priors[ch.action],
+                 # proven: [result for the player to move (1 win, 0 draw, -1 loss), plies to the end after the move]
+                 "proof": list(proofs[ch.action]) if ch.action in proofs else None}
+                for ch in children if ch.visits > 0 or ch.action in proofs
             ],
             "action": action,
             "move": state.action_to_string(action),
@@ -199,14 +215,14 @@ class AZAgent(Agent):
         engine = self.config["engine"]
         if engine != "generic" and self._dense is not None:
             compiled = state.game.compiled_puct(state, self._dense, self.config["c"], self.rng, noise, discount,
-                                                self.config["fpu"])
+                                                self.config["fpu"], self._solve)
             if compiled is not None:
                 return compiled
         if engine == "compiled":
             why = (f"{state.game.name} offers no compiled PUCT engine" if self._dense is not None
                    else "its network is not an MLP of one value on the CPU")
             raise SpecError(f"agent 'az': engine=compiled is not possible here: {why}")
-        return PUCTSearch(state, self.config["c"], self.rng, noise, discount, self.config["fpu"])
+        return PUCTSearch(state, self.config["c"], self.rng, noise, discount, self.config["fpu"], self._solve)
 
     @property
     def trees(self):

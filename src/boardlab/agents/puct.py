@@ -28,11 +28,18 @@ reaches one draws an outcome with its probability and goes on below it, so
 the network only ever judges positions where a player is to move. Games with
 hidden information are not searched (the agent refuses them).
 
+With ``solve`` (two-player zero-sum games without chance), results are proven
+as the search finds them (MCTS-Solver, see :mod:`boardlab.core.search`): a
+proven node backs up its exact result, discounted by its distance to the end,
+instead of being searched further, moves proven lost are not tried again, and
+:func:`~boardlab.core.search.proven_choice` can pick the quickest proven win.
+
 Visit counts follow MCTS's contract for the tree viewer: the root's visits are
 the number of simulations (its own evaluation, which gives the priors, is not
 one) and equal the sum of its children's; any other decision node has one
 visit from its evaluation plus its children's; a terminal node collects every
-visit; a chance node's visits are its children's. ``visits2`` counts the
+visit; a chance node's visits are its children's. With ``solve``, a node
+collects every visit after its result is proven, as a terminal node does. ``visits2`` counts the
 simulations whose value made the mover strictly the best-placed seat.
 """
 
@@ -46,7 +53,9 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import CHANCE, TERMINAL, State
-from boardlab.core.search import ChildStats, SearchSnapshot, check_first_play_value, choose_by_visits, visit_policy
+from boardlab.core.search import (
+    ChildStats, SearchSnapshot, check_first_play_value, choose_by_visits, settled_result, solvable, visit_policy,
+)
 
 
 class PUCTSearch:
@@ -55,9 +64,12 @@ class PUCTSearch:
     engine = "puct"
 
     def __init__(self, state: State, c: float, rng: np.random.Generator, noise: tuple[float, float] | None = None,
-                 discount: float = 1.0, fpu: str = "zero") -> None:
+                 discount: float = 1.0, fpu: str = "zero", solve: bool = False) -> None:
         if state.is_terminal() or state.is_chance_node():
             raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
+        if solve and solvable(state.game):
+            raise BoardlabError(f"puct: cannot prove results: {solvable(state.game)}")
+        self.solve = bool(solve)
         self.root = state.clone()
         self.root_history = list(state.history)
         self.c = float(c)
@@ -80,6 +92,7 @@ class PUCTSearch:
         self.label: list[str | None] = [None]
         self.states: list[State | None] = [self.root]
         self.final: dict[int, list[float]] = {}
+        self.proof: list[tuple[int, int] | None] = [None]  # (result for the mover, plies to the end) once proven
         self.simulations = 0
         self._pending: tuple[int, list[int]] | None = None
 
@@ -103,6 +116,8 @@ class PUCTSearch:
                 unvisited = self._first_play_value(f, k)
                 best, best_score = f, -math.inf
                 for ch in range(f, f + k):
+                    if self.solve and self.proof[ch] is not None and self.proof[ch][0] == -1:
+                        continue  # proven lost for the player choosing: never worth a simulation
                     n = visits[ch]
                     score = (mean[ch] if n else unvisited) + scale * prior[ch] / (1 + n)
                     if score > best_score:
@@ -117,8 +132,22 @@ class PUCTSearch:
                     self._expand_chance(best, state)
                     node = best
                     continue
+                if self.solve:
+                    # the player to move there wins at once, or loses at once whatever they play: proven,
+                    # with no need of the network
+                    result, plies = (1, 1) if _wins_at_once(state) else (-1, 2) if _loses_at_once(state) else (0, 0)
+                    if result:
+                        to_move = state.current_player()
+                        self.proof[best] = (result if self.mover[best] == to_move else -result, plies)
+                        self._backup(path, [result if seat == to_move else -result for seat in range(self.players)], plies)
+                        return None
                 self._pending = (best, path)
                 return state
+            if self.solve and self.proof[best] is not None:  # its result is known: back it up as a finished game's
+                result, plies = self.proof[best]
+                mover = self.mover[best]
+                self._backup(path, [result if seat == mover else -result for seat in range(self.players)], plies)
+                return None
             if self.player[best] == TERMINAL:
                 self._backup(path, self.final[best])
                 return None
@@ -157,6 +186,9 @@ class PUCTSearch:
         if state.is_terminal():
             self.player[node] = TERMINAL
             self.final[node] = [float(r) for r in state.returns()]
+            if self.solve:
+                mine = self.final[node][self.mover[node]]
+                self.proof[node] = ((mine > 0) - (mine < 0), 0)
         else:
             self.player[node] = state.current_player()
         return state
@@ -172,7 +204,8 @@ class PUCTSearch:
         self.mover.extend([mover] * k)
         self.prior.extend(priors)
         for column, value in ((self.visits, 0), (self.mean, 0.0), (self.wins, 0), (self.player, -1),
-                              (self.first, -1), (self.nch, 0), (self.created, -1), (self.label, None), (self.states, None)):
+                              (self.first, -1), (self.nch, 0), (self.created, -1), (self.label, None), (self.states, None),
+                              (self.proof, None)):
             column.extend([value] * k)
 
     def _expand(self, node: int, priors: np.ndarray, root: bool) -> None:
@@ -185,6 +218,10 @@ class PUCTSearch:
             alpha, weight = self.noise
             p = (1 - weight) * p + weight * self.rng.dirichlet(np.full(len(actions), alpha))
         self._add_children(node, actions, p.tolist(), state.current_player())
+        if root and self.solve:  # the root's moves that win at once are proven before any simulation
+            for ch, action in enumerate(actions, self.first[node]):
+                if _wins_at_once(state, [action]):
+                    self.proof[ch] = (1, 0)
 
     def _expand_chance(self, node: int, state: State) -> None:
         outcomes = state.chance_outcomes()
@@ -201,7 +238,8 @@ class PUCTSearch:
                 return ch
         return f + k - 1
 
-    def _backup(self, path: list[int], values) -> None:
+    def _backup(self, path: list[int], values, beyond: int = 0) -> None:
+        """Back ``values`` (one per seat, found ``beyond`` plies below the path's end) up the path."""
         values = [float(v) for v in values]
         top, bottom = max(values), min(values)
         visits, mean, wins, mover = self.visits, self.mean, self.wins, self.mover
@@ -211,11 +249,25 @@ class PUCTSearch:
             if r == top and r > bottom:
                 wins[nd] += 1
             if self.discount != 1.0:
-                r *= self.discount ** (last - depth)
+                r *= self.discount ** (last - depth + beyond)
             n = visits[nd] + 1
             visits[nd] = n
             mean[nd] += (r - mean[nd]) / n
         self.simulations += 1
+        if self.solve and self.proof[path[-1]] is not None:
+            for nd in reversed(path[:-1]):
+                if not self._prove(nd):
+                    break
+
+    def _prove(self, node: int) -> bool:
+        """Prove ``node`` if its children's proofs settle it; returns whether they did."""
+        f, k = self.first[node], self.nch[node]
+        settled = settled_result(self.proof[f:f + k])
+        if settled is None:
+            return False
+        result, plies = settled
+        self.proof[node] = (result if self.mover[node] == self.player[node] else -result, plies)
+        return True
 
     # --- results -----------------------------------------------------------------------
     def root_visits(self) -> int:
@@ -241,6 +293,11 @@ class PUCTSearch:
     def root_value(self) -> float:
         """The mean value of the simulations for the player to move at the root (0 before any)."""
         return float(self.mean[0])
+
+    def root_proofs(self) -> dict[int, tuple[int, int]]:
+        """The root's proven moves: action -> (result for the player to move, plies to the end after it)."""
+        f = self.first[0]
+        return {self.action[ch]: self.proof[ch] for ch in range(f, f + self.nch[0]) if self.proof[ch] is not None} if f >= 0 else {}
 
     def root_priors(self) -> dict[int, float]:
         f = self.first[0]
@@ -269,6 +326,31 @@ class PUCTSearch:
             engine=self.engine,
             extra={"priors": np.asarray(self.prior, dtype=np.float64)},
         )
+
+
+def _wins_at_once(state: State, actions: list[int] | None = None) -> bool:
+    """Whether the player to move in ``state`` has a move (among ``actions``, by default the
+    legal ones) that ends the game with them strictly first."""
+    me = state.current_player()
+    for action in state.legal_actions() if actions is None else actions:
+        child = state.clone()
+        child.apply_action(action)
+        if child.is_terminal():
+            values = child.returns()
+            if values[me] == max(values) and values[me] > min(values):
+                return True
+    return False
+
+
+def _loses_at_once(state: State) -> bool:
+    """Whether every move of the player to move in ``state`` (who has none that wins at once)
+    lets the next player win at once, the next player being the other of two."""
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply_action(action)
+        if child.is_terminal() or child.current_player() == state.current_player() or not _wins_at_once(child):
+            return False
+    return True
 
 
 def run_simulations(searches: list[PUCTSearch], simulations: int, evaluate: Any, stop=None,

@@ -191,14 +191,15 @@ class Game:
         return None
 
     def compiled_puct(self, state: "State", network: Any, c: float, rng: np.random.Generator,
-                      noise: tuple[float, float] | None, discount: float = 1.0, fpu: str = "zero") -> Any | None:
+                      noise: tuple[float, float] | None, discount: float = 1.0, fpu: str = "zero",
+                      solve: bool = False) -> Any | None:
         """A compiled PUCT engine for ``state`` guided by ``network`` (a
         :class:`boardlab.core.search.DenseNetwork`), or None: the ``az`` agent and
         self-play then run the generic search. It must search exactly as
         :class:`boardlab.agents.puct.PUCTSearch` does (same selection, backup, visit
-        contract, ``discount`` per ply, first-play value ``fpu`` and draws from ``rng``: the root noise, then the move) and offer its
-        ``run``, ``simulations``, ``root_children``, ``root_priors``, ``root_value``, ``immediate_wins``, ``policy``,
-        ``choose`` and ``snapshot``."""
+        contract, ``discount`` per ply, first-play value ``fpu``, proofs when ``solve`` and draws from ``rng``: the root
+        noise, then the move) and offer its ``run``, ``simulations``, ``root_children``, ``root_priors``, ``root_value``,
+        ``root_proofs``, ``immediate_wins``, ``policy``, ``choose`` and ``snapshot``."""
         return None
 
     def default_evaluator(self) -> str | None:

@@ -188,3 +188,59 @@ def choose_by_visits(children: list[ChildStats], priors: dict[int, float], simul
         counts[:] = 1.0
     weights = counts ** (1.0 / temperature)
     return children[int(rng.choice(len(children), p=weights / weights.sum()))].action
+
+
+# --- proving results (MCTS-Solver) -------------------------------------------------
+# A PUCT search with ``solve`` proves the result of a node when its children settle it:
+# a finished game is proven at once, a node whose player to move has a proven win among
+# its moves is a proven win (the quickest one found), and a node whose every move is
+# proven takes the best of them (a draw before a loss, the slowest loss). Backing up a
+# proven node's exact result instead of the network's guess sharpens the values near the
+# end of the game, and lets the player pick the quickest win the search has proven
+# (Winands, Björnsson and Saito, "Monte-Carlo Tree Search Solver", 2008, with distances).
+# A proof is (result, plies): -1, 0 or 1 for the player to move into the node, and the
+# plies from the node to the end of the game with best play.
+
+
+def solvable(game) -> str | None:
+    """Why PUCT cannot prove results in ``game``, or None when it can: two players,
+    zero-sum, no chance and nothing hidden, so that a result is one number."""
+    kind = game.game_type
+    if kind.chance != "deterministic" or kind.information != "perfect":
+        return f"{game.name} has chance or hidden information"
+    if game.num_players() != 2 or kind.utility != "zero_sum":
+        return f"{game.spec()} is not a two-player zero-sum game"
+    return None
+
+
+def settled_result(children: Sequence[tuple[int, int] | None]) -> tuple[int, int] | None:
+    """The proof that a node's children settle, from the view of the player choosing there
+    (each child's proof is from that player's view too, or None when unproven), or None."""
+    wins = [proof[1] for proof in children if proof is not None and proof[0] == 1]
+    if wins:
+        return 1, min(wins) + 1
+    if any(proof is None for proof in children):
+        return None
+    result = max(proof[0] for proof in children)
+    plies = [p for r, p in children if r == result]
+    return result, (max(plies) if result < 0 else plies[0]) + 1
+
+
+def proven_choice(children: list[ChildStats], proofs: dict[int, tuple[int, int]]) -> int | None:
+    """The root move the proofs decide, or None to leave it to the visits: the quickest
+    proven win (ties: more visits, then the lower action); when every move is proven, the
+    best result (a draw before a loss, the slowest loss); when the most visited move is
+    proven lost, the most visited move that is not."""
+    if not children:
+        return None
+    wins = [ch for ch in children if proofs.get(ch.action, (None,))[0] == 1]
+    if wins:
+        return min(wins, key=lambda ch: (proofs[ch.action][1], -ch.visits, ch.action)).action
+    if all(ch.action in proofs for ch in children):
+        return max(children, key=lambda ch: (proofs[ch.action][0], proofs[ch.action][1] if proofs[ch.action][0] < 0 else 0,
+                                             ch.visits, -ch.action)).action
+    lost = {a for a, (result, _) in proofs.items() if result == -1}
+    top = max(children, key=lambda ch: (ch.visits, ch.mean, -ch.action))
+    if top.action not in lost:
+        return None
+    return max((ch for ch in children if ch.action not in lost), key=lambda ch: (ch.visits, ch.mean, -ch.action)).action

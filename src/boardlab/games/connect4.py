@@ -164,11 +164,11 @@ class ConnectFour(Game):
         return CompiledConnect4Search(state, seed, c)
 
     def compiled_puct(self, state: "ConnectFourState", network, c: float, rng: np.random.Generator,
-                      noise: tuple[float, float] | None, discount: float = 1.0, fpu: str = "zero"):
+                      noise: tuple[float, float] | None, discount: float = 1.0, fpu: str = "zero", solve: bool = False):
         """PUCT compiled whole with numba, the MLP's forward pass included (:mod:`boardlab.games.connect4_puct`)."""
         from boardlab.games.connect4_puct import CompiledConnect4PUCT
 
-        return CompiledConnect4PUCT(state, network, c, rng, noise, discount, fpu)
+        return CompiledConnect4PUCT(state, network, c, rng, noise, discount, fpu, solve)
 
     def split_moves(self, text: str) -> list[str]:
         # Pons' notation "4453": one digit per move, when every column is a single digit

@@ -33,6 +33,7 @@ from boardlab.games.connect4 import ConnectFour, ConnectFourState
 from boardlab.games.connect4_kernel import Connect4Kernel, _won
 
 NOT_TERMINAL = -2  # ``term`` column: -2 in play, -1 tie, 0 or 1 the winner
+UNPROVEN = -2  # ``proof`` column: -2 not proven, else -1, 0 or 1, the result for the node's mover with best play
 
 
 @njit(cache=True)
@@ -74,7 +75,7 @@ def evaluate(mine, theirs, mask, top, cell_bits, w_in, b_in, w_hidden, b_hidden,
 
 @njit(cache=True)
 def _expand(node, mask, top, priors, parent, first, nch, action, mover_of_children, prior, visits, mean, wins, created,
-            player, term, mover, used):
+            player, term, mover, proof, dist, used):
     """Allocate ``node``'s children (its legal columns, in order) with the priors renormalised over them."""
     total = 0.0
     legal = 0
@@ -100,6 +101,8 @@ def _expand(node, mask, top, priors, parent, first, nch, action, mover_of_childr
         created[ch] = -1
         player[ch] = -1
         term[ch] = NOT_TERMINAL
+        proof[ch] = UNPROVEN
+        dist[ch] = 0
         k += 1
     used[0] = f + k
     first[node] = f
@@ -110,11 +113,12 @@ def _expand(node, mask, top, priors, parent, first, nch, action, mover_of_childr
 def puct_simulations(
     b0, b1, to_move, bottom, top, column_mask, steps, full, cell_bits,
     w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value,
-    parent, first, nch, action, mover, prior, visits, mean, wins, created, player, term,
-    used, simulations, done_before, c, discount, fpu_mean,
+    parent, first, nch, action, mover, prior, visits, mean, wins, created, player, term, proof, dist,
+    used, simulations, done_before, c, discount, fpu_mean, solve,
 ):
     """Run up to ``simulations`` simulations from the root (node 0, already expanded).
 
+    With ``solve``, results are proven as in :mod:`boardlab.core.search` (MCTS-Solver).
     Stops early when the arrays could not hold another expansion; returns the number done.
     """
     cols = top.shape[0]
@@ -135,6 +139,7 @@ def puct_simulations(
         depth = 1
         value = 0.0  # for the player ``leaf_player``
         leaf_player = 0
+        beyond = 0  # plies from the leaf to the end of the game, when the leaf is proven
         while True:
             f = first[node]
             k = nch[node]
@@ -151,6 +156,8 @@ def puct_simulations(
             best = f
             best_score = -np.inf
             for ch in range(f, f + k):
+                if solve and proof[ch] == -1:  # proven lost for the player choosing: never worth a simulation
+                    continue
                 n = visits[ch]
                 score = (mean[ch] if n else unvisited) + scale * prior[ch] / (1 + n)
                 if score > best_score:
@@ -169,18 +176,43 @@ def puct_simulations(
                     player[best] = TERMINAL
                     value = 1.0
                     leaf_player = p
+                    if solve:
+                        proof[best] = 1
                 elif mask == full:
                     term[best] = -1
                     player[best] = TERMINAL
                     value = 0.0
                     leaf_player = p
+                    if solve:
+                        proof[best] = 0
+                elif solve and _wins_at_once(boards[p ^ 1], mask, bottom, column_mask, top, steps):
+                    # the player to move there wins at once: proven, with no need of the network
+                    player[best] = p ^ 1
+                    proof[best] = -1
+                    dist[best] = 1
+                    value = -1.0
+                    leaf_player = p
+                    beyond = 1
+                elif solve and _loses_at_once(boards[p], mask, bottom, column_mask, top, steps):
+                    # whatever the player to move there plays, the other wins at once
+                    player[best] = p ^ 1
+                    proof[best] = 1
+                    dist[best] = 2
+                    value = 1.0
+                    leaf_player = p
+                    beyond = 2
                 else:
                     player[best] = p ^ 1
                     value = evaluate(boards[p ^ 1], boards[p], mask, top, cell_bits, w_in, b_in, w_hidden, b_hidden,
                                      w_policy, b_policy, w_value, b_value, priors)
                     leaf_player = p ^ 1
                     _expand(best, mask, top, priors, parent, first, nch, action, p ^ 1, prior, visits, mean, wins,
-                            created, player, term, mover, used)
+                            created, player, term, mover, proof, dist, used)
+                break
+            if solve and proof[best] != UNPROVEN:  # its result is known: back it up as a finished game's
+                value = float(proof[best])
+                leaf_player = p
+                beyond = dist[best]
                 break
             if term[best] != NOT_TERMINAL:  # a finished game, seen before: its result again
                 t = term[best]
@@ -197,20 +229,74 @@ def puct_simulations(
             nd = path[d]
             r = value if mover[nd] == leaf_player else -value
             if discount != 1.0:
-                r *= discount ** (depth - 1 - d)
+                r *= discount ** (depth - 1 - d + beyond)
             n = visits[nd] + 1
             visits[nd] = n
             mean[nd] += (r - mean[nd]) / n
             if r > 0:  # two seats, opposite values: the mover strictly first
                 wins[nd] += 1
+        if solve and proof[path[depth - 1]] != UNPROVEN:
+            for d in range(depth - 2, -1, -1):
+                if not _prove(path[d], first, nch, mover, player, proof, dist):
+                    break
         done += 1
     return done
+
+
+@njit(cache=True)
+def _wins_at_once(mine, mask, bottom, column_mask, top, steps):
+    """Whether the owner of ``mine``, to move, has a column that wins at once."""
+    for col in range(top.shape[0]):
+        if mask & top[col] == np.uint64(0) and _won(mine | ((mask + bottom[col]) & column_mask[col]), steps):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _loses_at_once(theirs, mask, bottom, column_mask, top, steps):
+    """Whether every column the player to move (who has no winning column) can play
+    lets the owner of ``theirs`` win at once."""
+    for col in range(top.shape[0]):
+        if mask & top[col] == np.uint64(0):
+            move = (mask + bottom[col]) & column_mask[col]
+            if not _wins_at_once(theirs, mask | move, bottom, column_mask, top, steps):
+                return False
+    return True
+
+
+@njit(cache=True)
+def _prove(node, first, nch, mover, player, proof, dist):
+    """Prove ``node`` from its children's proofs if they settle it (see
+    :func:`boardlab.core.search.settled_result`, the same rule); returns whether they did."""
+    f = first[node]
+    win_plies = 1 << 30
+    other = -2  # the best proven result short of a win, for the player choosing
+    other_plies = 0
+    still_open = False
+    for ch in range(f, f + nch[node]):
+        v = proof[ch]
+        if v == UNPROVEN:
+            still_open = True
+        elif v == 1:
+            win_plies = min(win_plies, dist[ch])
+        elif v > other or (v == other and v < 0 and dist[ch] > other_plies):
+            other = v
+            other_plies = dist[ch]
+    if win_plies < (1 << 30):
+        result, plies = 1, win_plies
+    elif still_open:
+        return False
+    else:
+        result, plies = other, other_plies
+    proof[node] = result if mover[node] == player[node] else -result
+    dist[node] = plies + 1
+    return True
 
 
 COLUMNS = (
     ("parent", np.int32), ("first", np.int32), ("nch", np.int8), ("action", np.int8), ("mover", np.int8),
     ("prior", np.float64), ("visits", np.int32), ("mean", np.float64), ("wins", np.int32), ("created", np.int32),
-    ("player", np.int8), ("term", np.int8),
+    ("player", np.int8), ("term", np.int8), ("proof", np.int8), ("dist", np.int16),
 )
 
 
@@ -221,7 +307,8 @@ class CompiledConnect4PUCT:
     engine = "compiled-puct"
 
     def __init__(self, state: ConnectFourState, network: DenseNetwork, c: float, rng: np.random.Generator,
-                 noise: tuple[float, float] | None = None, discount: float = 1.0, fpu: str = "zero") -> None:
+                 noise: tuple[float, float] | None = None, discount: float = 1.0, fpu: str = "zero",
+                 solve: bool = False) -> None:
         if state.is_terminal():
             raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
         game: ConnectFour = state.game
@@ -239,6 +326,7 @@ class CompiledConnect4PUCT:
         self.noise = noise
         self.discount = float(discount)
         self.fpu = check_first_play_value(fpu)
+        self.solve = bool(solve)
         self.cols = game.cols
         self.root = state.clone()
         self.root_history = list(state.history)
@@ -250,6 +338,7 @@ class CompiledConnect4PUCT:
         a["mover"][0] = state.player
         a["player"][0] = state.player
         a["term"][0] = NOT_TERMINAL
+        a["proof"][0] = UNPROVEN
         self.used = np.zeros(1, dtype=np.int64)
         self.used[0] = 1
         self.simulations = 0
@@ -273,6 +362,14 @@ class CompiledConnect4PUCT:
             ch = 1 + i
             a["parent"][ch], a["first"][ch], a["action"][ch], a["mover"][ch] = 0, -1, col, self.to_move
             a["prior"][ch], a["created"][ch], a["player"][ch], a["term"][ch] = p[i], -1, -1, NOT_TERMINAL
+            a["proof"][ch], a["dist"][ch] = UNPROVEN, 0
+        if self.solve:  # the root's moves that win at once are proven before any simulation
+            mine = self.b0 if self.to_move == 0 else self.b1
+            mask = self.b0 | self.b1
+            for ch in range(1, 1 + len(legal)):
+                col = int(a["action"][ch])
+                if _won(mine | ((mask + k.bottom[col]) & k.column_mask[col]), k.steps):
+                    a["proof"][ch] = 1
         self.used[0] = 1 + len(legal)
 
     def run(self, simulations: int | None, deadline: float | None = None, stop=None) -> int:
@@ -298,8 +395,8 @@ class CompiledConnect4PUCT:
                 self.b0, self.b1, self.to_move, k.bottom, k.top, k.column_mask, k.steps, self.full, self.cell_bits,
                 *self.weights,
                 a["parent"], a["first"], a["nch"], a["action"], a["mover"], a["prior"], a["visits"], a["mean"],
-                a["wins"], a["created"], a["player"], a["term"], self.used, want, self.simulations, self.c, self.discount,
-                self.fpu == "mean",
+                a["wins"], a["created"], a["player"], a["term"], a["proof"], a["dist"], self.used, want, self.simulations,
+                self.c, self.discount, self.fpu == "mean", self.solve,
             )
             done += n
             self.simulations += n
@@ -333,6 +430,12 @@ class CompiledConnect4PUCT:
 
     def root_value(self) -> float:
         return float(self.a["mean"][0])
+
+    def root_proofs(self) -> dict[int, tuple[int, int]]:
+        a = self.a
+        f, k = int(a["first"][0]), int(a["nch"][0])
+        return {int(a["action"][ch]): (int(a["proof"][ch]), int(a["dist"][ch]))
+                for ch in range(f, f + k) if f >= 0 and a["proof"][ch] != UNPROVEN}
 
     def root_priors(self) -> dict[int, float]:
         a = self.a

@@ -1,0 +1,218 @@
+"""PUCT with proofs (MCTS-Solver): proven results are exact, the quickest proven win is played, lost moves are not."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+import torch
+
+from boardlab.agents.puct import PUCTSearch, run_simulations
+from boardlab.agents.registry import make_agent
+from boardlab.core.errors import BoardlabError, SpecError
+from boardlab.core.registry import make
+from boardlab.core.search import ChildStats, proven_choice, settled_result, solvable
+from boardlab.nn.az_net import Evaluator, dense_network, new_network, save_model
+
+
+def _model(game, path, policy_bias=None):
+    """A network that judges every position 0, with uniform priors or the logits ``policy_bias``."""
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
+    with torch.no_grad():
+        for head in (net.policy_head, net.value_head[0]):
+            head.weight.zero_()
+            head.bias.zero_()
+        if policy_bias is not None:
+            net.policy_head.bias.copy_(torch.tensor(policy_bias, dtype=torch.float32))
+    save_model(net, path, game.spec())
+    return path
+
+
+def test_settled_result_needs_one_win_or_every_move():
+    # (result for the player choosing, plies to the end after the move), None: not proven
+    assert settled_result([None, (1, 4), (1, 2), None]) == (1, 3)  # the quickest proven win, one ply up
+    assert settled_result([(-1, 1), None]) is None  # a move still open might save the game
+    assert settled_result([(-1, 1), (-1, 5), (-1, 3)]) == (-1, 6)  # all lost: the slowest loss
+    assert settled_result([(-1, 7), (0, 4), (0, 2)]) == (0, 5)  # a draw before any loss
+
+
+def test_proven_choice_takes_the_quickest_win_and_avoids_proven_losses():
+    children = [ChildStats(0, 50, 0, 0.2), ChildStats(1, 30, 0, 0.1), ChildStats(2, 20, 0, 0.0)]
+    assert proven_choice(children, {}) is None  # nothing proven: the visits decide
+    assert proven_choice(children, {1: (1, 5), 2: (1, 3)}) == 2  # the quicker win, whatever the visits
+    assert proven_choice(children, {0: (-1, 1)}) == 1  # the favourite is lost: the next most visited
+    assert proven_choice(children, {0: (-1, 1), 1: (-1, 9), 2: (-1, 3)}) == 1  # all lost: the slowest loss
+    assert proven_choice(children, {0: (-1, 1), 1: (0, 9), 2: (-1, 3)}) == 1
+    assert proven_choice(children, {1: (0, 2)}) is None  # a proven draw does not overrule the visits
+
+
+def test_only_two_player_zero_sum_games_without_chance_are_solvable():
+    assert solvable(make("connect4")) is None and solvable(make("mancala")) is None
+    assert "chance" in solvable(make("dicewars"))
+    assert "chance" in solvable(make("dicewars:players=2"))
+    assert "hidden" in solvable(make("nothanks"))
+
+
+@pytest.mark.parametrize("engine", ["generic", "compiled"])
+def test_a_win_at_once_is_proven_before_any_simulation_and_played(engine, tmp_path):
+    """X wins at once in column 1, but the network puts nearly all its prior on column 2: with fpu=zero the
+    search never tries column 1. The solver proves it at the root and plays it; without, the visits decide."""
+    game = make("connect4")
+    state = game.state_from_moves("1 2 1 2 1 2")
+    path = _model(game, tmp_path / "favourite.pt", [0.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    chosen = {}
+    for solver in ("on", "off"):
+        agent = make_agent(f"az:path={path},simulations=100,engine={engine},solver={solver},take_wins=false", game)
+        agent.reset(game, 0, 0)
+        chosen[solver] = agent.step(state)
+        proofs = {c["action"]: c["proof"] for c in agent.last_search["children"]}
+        assert agent.last_search["solver"] == (solver == "on")
+        if solver == "on":
+            assert proofs[0] == [1, 0]  # a win, the game over after it
+    assert chosen == {"on": 0, "off": 1}
+
+
+@pytest.mark.parametrize("engine", ["generic", "compiled"])
+def test_moves_that_let_the_other_win_at_once_are_proven_lost_and_not_played(engine, tmp_path):
+    """O must block X's three in column 1; the network favours column 7. Each other move is proven lost the
+    first time it is tried (X then wins at once) and never tried again."""
+    game = make("connect4")
+    state = game.state_from_moves("1 4 1 6 1")
+    path = _model(game, tmp_path / "wrong.pt", [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0])
+    agent = make_agent(f"az:path={path},simulations=100,engine={engine}", game)
+    agent.reset(game, 1, 0)
+    assert agent.step(state) == 0
+    children = {c["action"]: c for c in agent.last_search["children"]}
+    for column in range(1, 7):
+        assert children[column]["proof"] == [-1, 1] and children[column]["visits"] == 1
+    assert children[0]["visits"] == 100 - 6
+
+
+def _negamax(game, moves: str) -> int:
+    """The exact result for the player to move (1, 0 or -1), by brute force."""
+    return _negamax_cached(game.spec(), moves)
+
+
+@functools.lru_cache(maxsize=None)
+def _negamax_cached(spec: str, moves: str) -> int:
+    game = make(spec)
+    state = game.state_from_moves(moves)
+    me = state.current_player()
+    best = -1
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply_action(action)
+        if child.is_terminal():
+            value = int(np.sign(child.returns()[me]))
+        else:
+            value = -_negamax_cached(spec, f"{moves} {action + 1}".strip())
+        best = max(best, value)
+        if best == 1:
+            break
+    return best
+
+
+@pytest.mark.parametrize("engine", ["generic", "compiled"])
+def test_every_proof_is_the_exact_result(engine):
+    """On a 4x5 board (three in a row wins), from positions of random play, every result the search proves
+    for a root move is the one brute force finds, and a proven win is never quicker than the quickest."""
+    game = make("connect4:rows=4,cols=5,k=3")
+    torch.manual_seed(3)
+    net = new_network(game, {"kind": "mlp", "hidden": 16, "layers": 1}).eval()
+    evaluator, dense = Evaluator(net), dense_network(net)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for k in range(25):
+        state = game.new_initial_state()
+        moves = []
+        for _ in range(int(rng.integers(4, 12))):
+            legal = state.legal_actions()
+            action = int(legal[rng.integers(len(legal))])
+            child = state.clone()
+            child.apply_action(action)
+            if child.is_terminal():
+                break
+            state = child
+            moves.append(str(action + 1))
+        if engine == "generic":
+            search = PUCTSearch(state, 1.5, np.random.default_rng(k), None, 0.9, "zero", True)
+            run_simulations([search], 200, evaluator.evaluate)
+        else:
+            search = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), None, 0.9, "zero", True)
+            search.run(200)
+        for action, (result, plies) in search.root_proofs().items():
+            after = state.clone()
+            after.apply_action(action)
+            if after.is_terminal():
+                assert (result, plies) == (int(np.sign(after.returns()[state.current_player()])), 0)
+            else:
+                assert result == -_negamax(game, " ".join(moves + [str(action + 1)]))
+                assert plies >= 1
+            checked += 1
+    assert checked >= 20
+
+
+def _exact(state, memo: dict) -> int:
+    """The exact result for the player to move (1, 0 or -1) by brute force over clones, for any game
+    of two players, one of whom may move several times in a row."""
+    key = str(state) + f"/{state.current_player()}"
+    if key not in memo:
+        me = state.current_player()
+        best = -1
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply_action(action)
+            if child.is_terminal():
+                value = int(np.sign(child.returns()[me]))
+            else:
+                value = _exact(child, memo) * (1 if child.current_player() == me else -1)
+            best = max(best, value)
+        memo[key] = best
+    return memo[key]
+
+
+def test_proofs_are_exact_where_a_player_moves_again():
+    """Mancala (a sowing that ends in one's store gives another move): near the end of random games, every
+    result the generic search proves for a root move is the one brute force finds."""
+    game = make("mancala")
+    torch.manual_seed(3)
+    evaluator = Evaluator(new_network(game, {"kind": "mlp", "hidden": 16, "layers": 1}).eval())
+    rng = np.random.default_rng(2)
+    checked, memo = 0, {}
+    for k in range(40):
+        state = game.new_initial_state()
+        while not state.is_terminal() and sum(state.board[:6]) + sum(state.board[7:13]) > 9:
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+        if state.is_terminal():
+            continue
+        search = PUCTSearch(state, 1.5, np.random.default_rng(k), None, 1.0, "zero", True)
+        run_simulations([search], 100, evaluator.evaluate)
+        me = state.current_player()
+        for action, (result, _) in search.root_proofs().items():
+            after = state.clone()
+            after.apply_action(action)
+            if after.is_terminal():
+                exact = int(np.sign(after.returns()[me]))
+            else:
+                exact = _exact(after, memo) * (1 if after.current_player() == me else -1)
+            assert result == exact, (str(state), action)
+            checked += 1
+    assert checked >= 20
+
+
+def test_the_solver_refuses_games_with_chance_when_asked_for_and_is_off_there_by_default(tmp_path):
+    game = make("dicewars")
+    path = _model(game, tmp_path / "dice.pt")
+    with pytest.raises(SpecError, match="solver=on.*chance"):
+        make_agent(f"az:path={path},solver=on", game).reset(game, 0, 0)
+    agent = make_agent(f"az:path={path},simulations=5", game)
+    agent.reset(game, 0, 0)
+    assert agent._solve is False
+    state = game.new_initial_state(1)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    with pytest.raises(BoardlabError, match="cannot prove"):
+        PUCTSearch(state, 1.5, np.random.default_rng(0), solve=True)
