@@ -260,6 +260,14 @@ def test_augment_is_refused_for_a_game_without_symmetries(tmp_path):
     assert not (tmp_path / "cli" / "checkpoint.pt").exists()
 
 
+def test_the_solver_is_refused_for_a_game_with_chance(tmp_path):
+    with pytest.raises(BoardlabError, match="--solver proves results in two-player zero-sum games.*dicewars has chance"):
+        Trainer(tmp_path / "dice", AZConfig(game="dicewars", solver=True))
+    refused = runner.invoke(app, ["train", "az", "--game", "dicewars", "--solver", "--out", str(tmp_path / "cli")])
+    assert refused.exit_code != 0 and "dicewars has chance" in refused.output
+    assert not (tmp_path / "cli" / "checkpoint.pt").exists()
+
+
 def test_a_run_from_before_augmentation_resumes_without_it(tmp_path):
     """Runs started before the option have no augment key in config.json nor in the checkpoint: they were plain."""
     old = tmp_path / "old"

@@ -82,15 +82,17 @@ def test_the_compiled_engine_keeps_the_visit_contract_at_a_finished_game():
     assert tree.visits[0] == 300 == sum(tree.visits[i] for i in range(1, len(tree.parent)) if tree.parent[i] == 0)
 
 
-def test_self_play_through_the_compiled_engine_plays_the_generic_games():
+@pytest.mark.parametrize("solver", [False, True])
+def test_self_play_through_the_compiled_engine_plays_the_generic_games(solver):
     game = make("connect4:rows=4,cols=5,k=3")
     net = _network(game, 1, seed=3)
     evaluator = Evaluator(net)
     targets = lambda returns, mover: relative_values(np.asarray(returns), mover, 1)  # noqa: E731
     seeds = [11, 12, 13]
-    generic, generic_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=20, engine="generic"), targets,
+    settings = SelfPlaySettings(simulations=20, solver=solver)
+    generic, generic_games = self_play(game, evaluator.evaluate, seeds, replace(settings, engine="generic"), targets,
                                        dense_network(net))
-    compiled, compiled_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=20), targets, dense_network(net))
+    compiled, compiled_games = self_play(game, evaluator.evaluate, seeds, settings, targets, dense_network(net))
     assert generic_games == compiled_games and len(generic) == len(compiled) > 0
     assert np.array_equal(generic.obs, compiled.obs) and np.array_equal(generic.mask, compiled.mask)
     assert np.array_equal(generic.policy, compiled.policy) and np.array_equal(generic.value, compiled.value)

@@ -23,7 +23,7 @@ import numpy as np
 
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.core.rng import derive_seed, sample_chance
-from boardlab.core.search import DenseNetwork
+from boardlab.core.search import DenseNetwork, proven_choice
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,9 @@ class SelfPlaySettings:
     value_target: str = "result"
     #: an unvisited child's value in the searches (boardlab.core.search.FIRST_PLAY_VALUES)
     fpu: str = "zero"
+    #: prove results in the searches (MCTS-Solver, boardlab.core.search) and, past the drawn
+    #: moves, play the quickest proven win as the az agent does
+    solver: bool = False
 
 
 @dataclass
@@ -85,15 +88,16 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     active = [i for i, s in enumerate(states) if not s.is_terminal()]
     compiled = network is not None and settings.engine != "generic" and bool(active) \
         and game.compiled_puct(states[active[0]], network, settings.c, np.random.default_rng(0), noise, settings.discount,
-                               settings.fpu) is not None
+                               settings.fpu, settings.solver) is not None
     while active:
         if compiled:
-            searches = [game.compiled_puct(states[i], network, settings.c, rngs[i], noise, settings.discount, settings.fpu)
-                        for i in active]
+            searches = [game.compiled_puct(states[i], network, settings.c, rngs[i], noise, settings.discount, settings.fpu,
+                                           settings.solver) for i in active]
             for search in searches:
                 search.run(settings.simulations)
         else:
-            searches = [PUCTSearch(states[i], settings.c, rngs[i], noise, settings.discount, settings.fpu) for i in active]
+            searches = [PUCTSearch(states[i], settings.c, rngs[i], noise, settings.discount, settings.fpu, settings.solver)
+                        for i in active]
             run_simulations(searches, settings.simulations, evaluate)
         for i, search in zip(active, searches):
             state = states[i]
@@ -101,7 +105,11 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
             records[i].append((state.observation_tensor(mover), state.legal_actions_mask(), search.policy(actions), mover,
                                len(state.history), search.root_value()))
             temperature = 1.0 if state.move_number() < settings.temp_moves else 0.0
-            state.apply_action(search.choose(temperature))
+            action = search.choose(temperature)
+            if settings.solver and temperature == 0:
+                proven = proven_choice(search.root_children(), search.root_proofs())
+                action = action if proven is None else proven
+            state.apply_action(action)
             settle(i)
         active = [i for i in active if not states[i].is_terminal()]
     obs, mask, policy, value, summary = [], [], [], [], []

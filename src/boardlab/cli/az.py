@@ -48,6 +48,7 @@ def train(
     discount: Annotated[Optional[float], _opt("--discount", "A result k plies ahead is worth discount**k, in the value targets and in the search's backups; below 1 the network learns to prefer the nearer win and the farther loss (the graded set counts only the quickest win as optimal). The model records it and az plays with it. Default 1.")] = None,
     value_target: Annotated[Optional[str], _opt("--value-target", "The value head's target: result (the game's result, discounted) or average (its mean with the root's search value for the player to move: less noise from the moves drawn late in a game; two-player zero-sum games). Default result.")] = None,
     fpu: Annotated[Optional[str], _opt("--fpu", "The value of a move not yet tried in self-play searches: zero (the AlphaZero paper) or mean (of the moves tried from the same position). Default zero, as the az agent plays.")] = None,
+    solver: Annotated[Optional[bool], typer.Option("--solver/--no-solver", show_default=False, help="Self-play searches prove wins, draws and losses as they reach them (MCTS-Solver, as the az agent does by default) and play the quickest proven win after the drawn moves; two-player zero-sum games without chance. Default off; runs started before the option resume without it.")] = None,
     engine: Annotated[Optional[str], _opt("--engine", "Self-play search: auto (the game's compiled PUCT where it offers one for the network: Connect Four with --net mlp, on the CPU; the same searches, many times faster) or generic (games in lockstep, one forward pass per round). Default auto; runs started before the option resume as generic.")] = None,
     device: Annotated[Optional[str], _opt("--device", "auto (CUDA when torch sees it), cpu or cuda. Default cpu.")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing self-play chunks at once (one core each).")] = 1,
@@ -70,7 +71,8 @@ def train(
              "steps": steps, "lr": lr, "weight_decay": weight_decay, "kind": net, "hidden": hidden, "layers": layers,
              "channels": channels, "blocks": blocks, "eval_every": eval_every, "eval_games": eval_games,
              "eval_simulations": eval_simulations, "eval_mcts": eval_mcts, "seed": seed, "device": device,
-             "augment": augment, "engine": engine, "discount": discount, "value_target": value_target, "fpu": fpu}
+             "augment": augment, "engine": engine, "discount": discount, "value_target": value_target, "fpu": fpu,
+             "solver": solver}
     given = {k: v for k, v in given.items() if v is not None}
     if device is not None and device not in ("auto", "cpu", "cuda"):
         raise BoardlabError(f"--device must be auto, cpu or cuda, not {device!r}")

@@ -40,7 +40,7 @@ from boardlab.core.files import read_json
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
-from boardlab.core.search import FIRST_PLAY_VALUES
+from boardlab.core.search import FIRST_PLAY_VALUES, solvable
 from boardlab.nn.az_learn import ReplayBuffer, train_steps
 from boardlab.nn.az_net import (
     Evaluator, dense_network, model_payload, network_from_payload, new_network, relative_values, save_model, value_outputs,
@@ -51,7 +51,8 @@ RUN_FORMAT = "boardlab-az-run"
 #: settings a resumed run may change: how far and where it runs, not what it computes
 MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
-ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero"}
+ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero",
+               "solver": False}
 
 
 @dataclass
@@ -86,6 +87,7 @@ class AZConfig:
     discount: float = 1.0  # a result k plies ahead is worth discount**k (targets and search)
     value_target: str = "result"  # or "average": of the result and the root's search value
     fpu: str = "zero"  # an unvisited child's value in self-play searches: zero or mean (of its visited siblings)
+    solver: bool = False  # self-play searches prove results (MCTS-Solver) and play the quickest proven win
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
@@ -196,6 +198,9 @@ class Trainer:
         if cfg.value_target == "average" and value_outputs(self.game) != 1:
             raise BoardlabError(f"train az: --value-target average needs a two-player zero-sum game (one value to average), "
                                 f"not {self.game.spec()}")
+        if cfg.solver and solvable(self.game):
+            raise BoardlabError(f"train az: --solver proves results in two-player zero-sum games without chance or hidden "
+                                f"information only; {solvable(self.game)}")
         self.device = pick_device(cfg.device)
         torch.manual_seed(cfg.seed)
         self.net = new_network(self.game, cfg.arch()).to(self.device)
@@ -257,7 +262,7 @@ class Trainer:
         seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
         model_bytes = _state_bytes(self._model_payload())
         settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount,
-                                           cfg.value_target, cfg.fpu))
+                                           cfg.value_target, cfg.fpu, cfg.solver))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done = sorted(map_tasks(selfplay_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])
