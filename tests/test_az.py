@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from az_helpers import neutral_model
 from typer.testing import CliRunner
 
 from boardlab.agents.az_selfplay import Samples
@@ -25,22 +26,15 @@ from boardlab.core.game import CHANCE, TERMINAL
 from boardlab.core.registry import make
 from boardlab.experiments.az_training import AZConfig, Trainer
 from boardlab.nn.az_learn import ReplayBuffer
-from boardlab.nn.az_net import Evaluator, load_model, new_network, relative_values, save_model
+from boardlab.nn.az_net import (
+    Evaluator,
+    load_model,
+    new_network,
+    relative_values,
+)
 from boardlab.trees.io import load_tree, save_tree
 
 runner = CliRunner()
-
-
-def neutral_model(game, path: Path) -> Path:
-    """A network with uniform priors over the legal moves and value 0 everywhere: the search alone decides."""
-    torch.manual_seed(0)
-    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
-    with torch.no_grad():
-        for head in (net.policy_head, net.value_head[0]):
-            head.weight.zero_()
-            head.bias.zero_()
-    save_model(net, path, game.spec())
-    return path
 
 
 def test_illegal_actions_get_zero_probability():

@@ -2,32 +2,17 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 import torch
+from az_helpers import neutral_model
 
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.agents.registry import make_agent
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
 from boardlab.core.search import ChildStats, proven_choice, settled_result, solvable
-from boardlab.nn.az_net import Evaluator, dense_network, new_network, save_model
-
-
-def _model(game, path, policy_bias=None):
-    """A network that judges every position 0, with uniform priors or the logits ``policy_bias``."""
-    torch.manual_seed(0)
-    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
-    with torch.no_grad():
-        for head in (net.policy_head, net.value_head[0]):
-            head.weight.zero_()
-            head.bias.zero_()
-        if policy_bias is not None:
-            net.policy_head.bias.copy_(torch.tensor(policy_bias, dtype=torch.float32))
-    save_model(net, path, game.spec())
-    return path
+from boardlab.nn.az_net import Evaluator, dense_network, new_network
 
 
 def test_settled_result_needs_one_win_or_every_move():
@@ -61,7 +46,7 @@ def test_a_win_at_once_is_proven_before_any_simulation_and_played(engine, tmp_pa
     search never tries column 1. The solver proves it at the root and plays it; without, the visits decide."""
     game = make("connect4")
     state = game.state_from_moves("1 2 1 2 1 2")
-    path = _model(game, tmp_path / "favourite.pt", [0.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    path = neutral_model(game, tmp_path / "favourite.pt", [0.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.0])
     chosen = {}
     for solver in ("on", "off"):
         agent = make_agent(f"az:path={path},simulations=100,engine={engine},solver={solver},take_wins=false", game)
@@ -80,7 +65,7 @@ def test_moves_that_let_the_other_win_at_once_are_proven_lost_and_not_played(eng
     first time it is tried (X then wins at once) and never tried again."""
     game = make("connect4")
     state = game.state_from_moves("1 4 1 6 1")
-    path = _model(game, tmp_path / "wrong.pt", [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0])
+    path = neutral_model(game, tmp_path / "wrong.pt", [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0])
     agent = make_agent(f"az:path={path},simulations=100,engine={engine}", game)
     agent.reset(game, 1, 0)
     assert agent.step(state) == 0
@@ -90,28 +75,23 @@ def test_moves_that_let_the_other_win_at_once_are_proven_lost_and_not_played(eng
     assert children[0]["visits"] == 100 - 6
 
 
-def _negamax(game, moves: str) -> int:
-    """The exact result for the player to move (1, 0 or -1), by brute force."""
-    return _negamax_cached(game.spec(), moves)
-
-
-@functools.lru_cache(maxsize=None)
-def _negamax_cached(spec: str, moves: str) -> int:
-    game = make(spec)
-    state = game.state_from_moves(moves)
-    me = state.current_player()
-    best = -1
-    for action in state.legal_actions():
-        child = state.clone()
-        child.apply_action(action)
-        if child.is_terminal():
-            value = int(np.sign(child.returns()[me]))
-        else:
-            value = -_negamax_cached(spec, f"{moves} {action + 1}".strip())
-        best = max(best, value)
-        if best == 1:
-            break
-    return best
+def _exact(state, memo: dict) -> int:
+    """The exact result for the player to move (1, 0 or -1) by brute force over clones, for any game
+    of two players, one of whom may move several times in a row."""
+    key = str(state) + f"/{state.current_player()}"
+    if key not in memo:
+        me = state.current_player()
+        best = -1
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply_action(action)
+            if child.is_terminal():
+                value = int(np.sign(child.returns()[me]))
+            else:
+                value = _exact(child, memo) * (1 if child.current_player() == me else -1)
+            best = max(best, value)
+        memo[key] = best
+    return memo[key]
 
 
 @pytest.mark.parametrize("engine", ["generic", "compiled"])
@@ -123,7 +103,7 @@ def test_every_proof_is_the_exact_result(engine):
     net = new_network(game, {"kind": "mlp", "hidden": 16, "layers": 1}).eval()
     evaluator, dense = Evaluator(net), dense_network(net)
     rng = np.random.default_rng(5)
-    checked = 0
+    checked, memo = 0, {}
     for k in range(25):
         state = game.new_initial_state()
         moves = []
@@ -148,29 +128,10 @@ def test_every_proof_is_the_exact_result(engine):
             if after.is_terminal():
                 assert (result, plies) == (int(np.sign(after.returns()[state.current_player()])), 0)
             else:
-                assert result == -_negamax(game, " ".join(moves + [str(action + 1)]))
+                assert result == -_exact(after, memo)
                 assert plies >= 1
             checked += 1
     assert checked >= 20
-
-
-def _exact(state, memo: dict) -> int:
-    """The exact result for the player to move (1, 0 or -1) by brute force over clones, for any game
-    of two players, one of whom may move several times in a row."""
-    key = str(state) + f"/{state.current_player()}"
-    if key not in memo:
-        me = state.current_player()
-        best = -1
-        for action in state.legal_actions():
-            child = state.clone()
-            child.apply_action(action)
-            if child.is_terminal():
-                value = int(np.sign(child.returns()[me]))
-            else:
-                value = _exact(child, memo) * (1 if child.current_player() == me else -1)
-            best = max(best, value)
-        memo[key] = best
-    return memo[key]
 
 
 def test_proofs_are_exact_where_a_player_moves_again():
@@ -205,7 +166,7 @@ def test_proofs_are_exact_where_a_player_moves_again():
 
 def test_the_solver_refuses_games_with_chance_when_asked_for_and_is_off_there_by_default(tmp_path):
     game = make("dicewars")
-    path = _model(game, tmp_path / "dice.pt")
+    path = neutral_model(game, tmp_path / "dice.pt")
     with pytest.raises(SpecError, match="solver=on.*chance"):
         make_agent(f"az:path={path},solver=on", game).reset(game, 0, 0)
     agent = make_agent(f"az:path={path},simulations=5", game)
