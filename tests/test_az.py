@@ -246,19 +246,15 @@ def test_augmented_minibatches_mirror_connect_four_samples():
     assert buffer.arrays["obs"][0, 1, 3, 0] == 1 and buffer.arrays["policy"][0, 0] == 1
 
 
-def test_augment_is_refused_for_a_game_without_symmetries(tmp_path):
-    with pytest.raises(BoardlabError, match="--augment needs a game with symmetries; mancala declares none"):
-        Trainer(tmp_path / "kalah", AZConfig(game="mancala", augment=True))
-    refused = runner.invoke(app, ["train", "az", "--game", "mancala", "--augment", "--out", str(tmp_path / "cli")])
-    assert refused.exit_code != 0 and "mancala declares none" in refused.output
-    assert not (tmp_path / "cli" / "checkpoint.pt").exists()
-
-
-def test_the_solver_is_refused_for_a_game_with_chance(tmp_path):
-    with pytest.raises(BoardlabError, match="--solver proves results in two-player zero-sum games.*dicewars has chance"):
-        Trainer(tmp_path / "dice", AZConfig(game="dicewars", solver=True))
-    refused = runner.invoke(app, ["train", "az", "--game", "dicewars", "--solver", "--out", str(tmp_path / "cli")])
-    assert refused.exit_code != 0 and "dicewars has chance" in refused.output
+@pytest.mark.parametrize("game, setting, message, shown", [
+    ("mancala", "augment", "--augment needs a game with symmetries; mancala declares none", "mancala declares none"),
+    ("dicewars", "solver", "--solver proves results in two-player zero-sum games.*dicewars has chance", "dicewars has chance"),
+])
+def test_a_setting_the_game_cannot_take_is_refused_before_a_run_starts(tmp_path, game, setting, message, shown):
+    with pytest.raises(BoardlabError, match=message):
+        Trainer(tmp_path / "run", AZConfig(game=game, **{setting: True}))
+    refused = runner.invoke(app, ["train", "az", "--game", game, f"--{setting}", "--out", str(tmp_path / "cli")])
+    assert refused.exit_code != 0 and shown in refused.output
     assert not (tmp_path / "cli" / "checkpoint.pt").exists()
 
 
