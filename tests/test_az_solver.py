@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
 from az_helpers import neutral_model
+from typer.testing import CliRunner
 
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.agents.registry import make_agent
+from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
 from boardlab.core.search import ChildStats, proven_choice, settled_result, solvable
@@ -177,3 +181,14 @@ def test_the_solver_refuses_games_with_chance_when_asked_for_and_is_off_there_by
         state.apply_action(state.chance_outcomes()[0][0])
     with pytest.raises(BoardlabError, match="cannot prove"):
         PUCTSearch(state, 1.5, np.random.default_rng(0), solve=True)
+
+
+def test_search_shows_what_the_solver_proved():
+    runner = CliRunner()
+    args = ["search", "--game", "connect4", "--position", "1 2 1 2 1 2", "--agent", "az:take_wins=false"]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).output)
+    assert data["best_action"] == 0
+    proofs = {child["action"]: child["proof"] for child in data["children"]}
+    assert proofs[0] == [1, 0] and proofs[2] == [-1, 1]  # column 3 lets O win in column 2
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0 and "wins at once" in text.output and "loss, game over 2 plies from here" in text.output

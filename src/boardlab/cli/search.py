@@ -14,6 +14,16 @@ from boardlab.core.files import check_output_file
 from boardlab.core.registry import make
 
 
+def _proven(proof: list[int] | None) -> str:
+    """A proof ``[result, plies]`` (for the player to move, plies to the end after the move) in words."""
+    if not proof:
+        return ""
+    result, plies = proof
+    if result == 0:
+        return "draw"
+    return f"{'win' if result > 0 else 'loss'}, game over {plies + 1} plies from here" if plies else "wins at once"
+
+
 @command("search")
 def search(
     game: str = typer.Option("connect4", "--game", "-g", help="Game spec, e.g. connect4 or connect4:rows=5."),
@@ -25,7 +35,8 @@ def search(
         False, "--json",
         help="Print one JSON object: game, position, agent, player, best_move, best_action, engine, simulations, "
         "seconds, simulations_per_second, tree_nodes, saved (path or null), children [{move, action, visits, wins, mean}] "
-        "(most visited first; wins: playouts won by the player to move, mean: its mean payout).",
+        "(most visited first; wins: playouts won by the player to move, mean: its mean payout; az adds prior and proof: "
+        "[result, plies] with result 1, 0 or -1 for the player to move and the plies to the end after the move, or null).",
     ),
 ) -> None:
     """Search one position of GAME with a search agent; print the chosen move and the root's children."""
@@ -74,10 +85,14 @@ def search(
         return
     console.print(str(state), highlight=False)
     console.print(f"best move: [bold]{state.action_to_string(action)}[/] ({the_game.player_name(player)} to move)")
-    table = Table("move", "visits", "wins", "win %", "mean payout")
+    proofs = any(child.get("proof") for child in info["children"])  # az with its solver
+    table = Table("move", "visits", "wins", "win %", "mean payout", *(["proven"] if proofs else []))
     for child in info["children"]:
-        table.add_row(child["move"], str(child["visits"]), str(child["wins"]),
-                      f"{100 * child['wins'] / child['visits']:.1f}", f"{child['mean']:+.3f}")
+        row = [child["move"], str(child["visits"]), str(child["wins"]),
+               f"{100 * child['wins'] / child['visits']:.1f}" if child["visits"] else "-", f"{child['mean']:+.3f}"]
+        if proofs:
+            row.append(_proven(child.get("proof")))
+        table.add_row(*row)
     console.print(table)
     rate = info["simulations_per_second"]
     console.print(
