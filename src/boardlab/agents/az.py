@@ -26,7 +26,7 @@ from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import Game, State
 from boardlab.core.params import Option, non_negative, one_of, positive
-from boardlab.core.search import FIRST_PLAY_VALUES, proven_choice, solvable
+from boardlab.core.search import FIRST_PLAY_VALUES, solvable
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -126,10 +126,11 @@ class AZAgent(Agent):
         problem = self.plays(game)
         if problem:
             raise SpecError(problem)
-        if self.config["solver"] == "on" and solvable(game):
+        unsolvable = solvable(game)
+        if self.config["solver"] == "on" and unsolvable:
             raise SpecError(f"agent 'az': solver=on proves results in two-player zero-sum games without chance or hidden "
-                            f"information only; {solvable(game)}")
-        self._solve = self.config["solver"] == "on" or (self.config["solver"] == "auto" and solvable(game) is None)
+                            f"information only; {unsolvable}")
+        self._solve = self.config["solver"] == "on" or (self.config["solver"] == "auto" and unsolvable is None)
         if self.model_path is None:
             path = default_model_path(game)
             if not path.is_file():
@@ -165,10 +166,7 @@ class AZAgent(Agent):
         else:
             search.run(self.config["simulations"], deadline, self.stop)
         temperature = 1.0 if state.move_number() < self.config["temp_moves"] else 0.0
-        action = search.choose(temperature)
-        if self._solve and temperature == 0:
-            proven = proven_choice(search.root_children(), search.root_proofs())
-            action = action if proven is None else proven
+        action = search.choose(temperature)  # with the solver, the quickest proven win first
         wins = search.immediate_wins() if self.config["take_wins"] and temperature == 0 else []
         if wins and action not in wins:
             # the most visited move can be a likely one the search had not yet seen through

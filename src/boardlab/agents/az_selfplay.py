@@ -23,7 +23,7 @@ import numpy as np
 
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.core.rng import derive_seed, sample_chance
-from boardlab.core.search import DenseNetwork, proven_choice
+from boardlab.core.search import DenseNetwork
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,8 @@ class SelfPlaySettings:
     value_target: str = "result"
     #: an unvisited child's value in the searches (boardlab.core.search.FIRST_PLAY_VALUES)
     fpu: str = "zero"
-    #: prove results in the searches (MCTS-Solver, boardlab.core.search) and, past the drawn
-    #: moves, play the quickest proven win as the az agent does
+    #: prove results in the searches (MCTS-Solver, boardlab.core.search); past the drawn moves
+    #: their choice then plays the quickest proven win, as the az agent does
     solver: bool = False
 
 
@@ -105,11 +105,7 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
             records[i].append((state.observation_tensor(mover), state.legal_actions_mask(), search.policy(actions), mover,
                                len(state.history), search.root_value()))
             temperature = 1.0 if state.move_number() < settings.temp_moves else 0.0
-            action = search.choose(temperature)
-            if settings.solver and temperature == 0:
-                proven = proven_choice(search.root_children(), search.root_proofs())
-                action = action if proven is None else proven
-            state.apply_action(action)
+            state.apply_action(search.choose(temperature))
             settle(i)
         active = [i for i in active if not states[i].is_terminal()]
     obs, mask, policy, value, summary = [], [], [], [], []

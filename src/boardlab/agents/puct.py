@@ -309,7 +309,8 @@ class PUCTSearch:
 
     def choose(self, temperature: float) -> int:
         """The move to play: see :func:`boardlab.core.search.choose_by_visits`."""
-        return choose_by_visits(self.root_children(), self.root_priors(), self.simulations, temperature, self.rng)
+        return choose_by_visits(self.root_children(), self.root_priors(), self.simulations, temperature, self.rng,
+                                self.root_proofs() if self.solve else None)
 
     def snapshot(self) -> SearchSnapshot:
         return SearchSnapshot(

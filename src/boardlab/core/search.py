@@ -175,11 +175,15 @@ def visit_policy(children: list[ChildStats], actions: int) -> np.ndarray:
 
 
 def choose_by_visits(children: list[ChildStats], priors: dict[int, float], simulations: int, temperature: float,
-                     rng: np.random.Generator) -> int:
+                     rng: np.random.Generator, proofs: dict[int, tuple[int, int]] | None = None) -> int:
     """The most visited root move (ties: the better mean, then the lower action) when
     ``temperature`` is 0, else a move drawn with probability proportional to visits^(1/T).
-    With no simulation done, the prior's favourite."""
+    With no simulation done, the prior's favourite. With the root's ``proofs`` (a search
+    that proves results), a move :func:`proven_choice` decides comes first at temperature 0."""
     if temperature <= 0:
+        proven = proven_choice(children, proofs) if proofs is not None else None
+        if proven is not None:
+            return proven
         if simulations == 0:
             return max(children, key=lambda ch: (priors[ch.action], -ch.action)).action
         return max(children, key=lambda ch: (ch.visits, ch.mean, -ch.action)).action

@@ -446,7 +446,8 @@ class CompiledConnect4PUCT:
         return visit_policy(self.root_children(), actions)
 
     def choose(self, temperature: float) -> int:
-        return choose_by_visits(self.root_children(), self.root_priors(), self.simulations, temperature, self.rng)
+        return choose_by_visits(self.root_children(), self.root_priors(), self.simulations, temperature, self.rng,
+                                self.root_proofs() if self.solve else None)
 
     def snapshot(self) -> SearchSnapshot:
         used = int(self.used[0])

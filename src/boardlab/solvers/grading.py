@@ -65,7 +65,7 @@ def phase_of(stones: int) -> str:
 class GradedPosition:
     moves: str
     best: int
-    scores: tuple[int | None, ...] | None  # per column 0..6, None: full; all None: only ``best`` is known
+    scores: tuple[int | None, ...] | None  # per column 0..6, None: full; the tuple None: only ``best`` is known (Pons' files)
 
     @property
     def stones(self) -> int:
@@ -195,7 +195,7 @@ def grade(
         start = time.perf_counter()
         action = agent.step(state)
         result.seconds += time.perf_counter() - start
-        if not 0 <= action < WIDTH or not Position.from_moves(graded.moves).can_play(action):
+        if action not in state.legal_actions():
             raise BoardlabError(f"agent {agent.spec} chose illegal column {action + 1} in position {graded.moves!r}")
         if graded.scores is not None:
             score = graded.scores[action]
