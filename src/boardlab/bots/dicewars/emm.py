@@ -26,7 +26,7 @@ from typing import Any
 
 from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.bots.dicewars.common import DiceWarsBot, best, possible_attacks
-from boardlab.bots.dicewars import emm_net, emm_rollout
+from boardlab.bots.dicewars import emm_net, emm_rollout, value
 from boardlab.bots.dicewars.emm_search import Budget, Pos, Search, Settings, leaf_values
 from boardlab.bots.dicewars.opponents import OpponentModel
 from boardlab.bots.dicewars.ste import hold_after_attack
@@ -59,7 +59,7 @@ class DwEmm(DiceWarsBot):
     summary = "Dice Wars: multi-player expectiminimax over dt.ste's candidate attacks, with the study's thresholds and clock"
     searches = True
     # rollouts= and rollout_policy= came with leaf=rollout, so a record from before them played without either
-    options_added_since = {"rollouts": 32, "rollout_policy": "ste"}
+    options_added_since = {"rollouts": 32, "rollout_policy": "ste", "value": None}
     options = {
         "lose": Option("lose", float, 0.2, "loss-rate threshold: attacks with a lower win probability are not searched",
                        between(0.0, 1.0)),
@@ -92,10 +92,12 @@ class DwEmm(DiceWarsBot):
         "clock": Option("clock", bool, False, "keep the course's Fischer clock (10 s + 0.25 s a decision) and "
                         "play as dt.ste when it is low"),
         # the leaf hook (issue 18, part 2): the network's evaluation lives in emm_net
-        "leaf": Option("leaf", str, "score", "leaf value: score (the weighted largest region), net (the "
-                       "win-probability network's chance for each player) or rollout (how often each player wins "
-                       "the game played on by compiled dt.ste bots, the same dice for every leaf)",
-                       one_of("score", "net", "rollout")),
+        "leaf": Option("leaf", str, "score", "leaf value: score (the weighted largest region), value (the "
+                       "trained board value, its attack cost included), net (the win-probability network's chance "
+                       "for each player) or rollout (how often each player wins the game played on by compiled "
+                       "dt.ste bots, the same dice for every leaf)",
+                       one_of("score", "value", "net", "rollout")),
+        "value": Option("value", str, None, "weights file of leaf=value (default: the committed dicewars-value.json)"),
         "rollouts": Option("rollouts", int, 32, "games played on from each leaf of leaf=rollout", between(1, 4096)),
         "rollout_policy": Option("rollout_policy", str, "ste", "the bots of leaf=rollout's games: ste, stei, sdc or "
                                  "wpm in every seat, or model (each other seat's bot as told from its moves so far, "
@@ -118,12 +120,17 @@ class DwEmm(DiceWarsBot):
         self._stats = self._new_stats()
         if c["net"] is not None and c["leaf"] != "net":
             raise BoardlabError("dw-emm: net=PATH is the model of leaf=net; give leaf=net too")
+        if c["value"] is not None and c["leaf"] != "value":
+            raise BoardlabError("dw-emm: value=PATH is the weights file of leaf=value; give leaf=value too")
+        self._value = value.load_model(c["value"]) if c["leaf"] == "value" else None
         if c["leaf"] != "rollout" and (c["rollouts"] != self.options["rollouts"].default
                                        or c["rollout_policy"] != self.options["rollout_policy"].default):
             raise BoardlabError("dw-emm: rollouts= and rollout_policy= set leaf=rollout's games; give leaf=rollout too")
         self._net = emm_net.load_model(c["net"]) if c["leaf"] == "net" else None
 
     def model_files(self, game) -> dict[str, Path]:
+        if self.config["leaf"] == "value":
+            return {"value": Path(self.config["value"]) if self.config["value"] else value.DEFAULT_MODEL}
         if self.config["leaf"] != "net":
             return {}
         return {"net": Path(self.config["net"]) if self.config["net"] else emm_net.DEFAULT_MODEL}
@@ -207,6 +214,11 @@ class DwEmm(DiceWarsBot):
                 policies = [emm_rollout.POLICIES[c["rollout_policy"]]] * players
             leaf = emm_rollout.RolloutLeaf(state.adjacent, players, c["rollouts"], policies,
                                            int(self.rng.integers(1, 2**62)), tie_break)
+        elif self._value is not None:
+            weights = value.weights_for(self._value, players)
+            search.s = settings = Settings(**{**settings.__dict__, "attack_cost": float(weights[value.ATTACK_COST]),
+                                              "eight_bonus": float(weights[value.EIGHT_BONUS]), "leaf_before_end": True})
+            leaf = value.ValueLeaf(state.adjacent, players, weights)
         else:
             leaf = None if self._net is None else emm_net.NetLeaf(self._net, state.adjacent, players)
         search.leaf = leaf
@@ -240,7 +252,7 @@ class DwEmm(DiceWarsBot):
         }
         if isinstance(leaf, emm_net.NetLeaf):
             self.last_search["net_leaves"] = leaf.evaluated  # boards the network scored, both iterations
-        elif leaf is not None:
+        elif isinstance(leaf, emm_rollout.RolloutLeaf):
             self.last_search["rollout_leaves"] = leaf.evaluated
         if c["tree"] and recorder is not None:
             meta = {"game": state.game.spec(), "agent": self.spec, "move_number": state.move_number(),

@@ -49,6 +49,11 @@ class Settings:
     reply: str = "max"
     reply_attacks: int = 0
     order: str = "ste"
+    #: leaf=value: what an attack must gain to be made, the bonus of one from 8 dice (the value
+    #: model's attack terms), and the last turn's leaf taken before its reinforcement
+    attack_cost: float = 0.0
+    eight_bonus: float = 0.0
+    leaf_before_end: bool = False
 
 
 class Pos:
@@ -312,7 +317,9 @@ class Search:
             end_values = self.decide(after, turn + 1, child)
         else:
             self.tick()
-            end_values = self.values(after)
+            # leaf_before_end: the board as the turn leaves it, so that it compares with the boards
+            # after an attack alike (the reinforcement's random placement is no choice of the player's)
+            end_values = self.values(pos if self.s.leaf_before_end else after)
         if rec is not None:
             rec.value[child] = end_values[me]
         best_values, best_move = end_values, None
@@ -366,10 +373,14 @@ class Search:
             won.dice[s] = 1
             lost = pos.copy()
             lost.dice[s] = 1
-            value = p * self.values(won)[me] + (1.0 - p) * self.values(lost)[me]
+            value = p * self.values(won)[me] + (1.0 - p) * self.values(lost)[me] - self.cost(pos, s)
             scored.append((-value, i, (s, t, p)))
         scored.sort()
         return [m for _, _, m in scored]
+
+    def cost(self, pos: Pos, s: int) -> float:
+        """What the attack from ``s`` costs its player (leaf=value's attack terms; 0 otherwise)."""
+        return self.s.attack_cost - (self.s.eight_bonus if pos.dice[s] == MAX_DICE else 0.0)
 
     def attack(self, pos: Pos, s: int, t: int, p: float, turn: int, node: int) -> list[float]:
         """The chance node of an attack: the exact average of its outcomes (or the win alone above ``win``)."""
@@ -407,6 +418,9 @@ class Search:
             if rec is not None:
                 rec.value[child] = loss_values[me]
             values = [p * w + (1.0 - p) * v for w, v in zip(win_values, loss_values)]
+        if self.s.attack_cost or self.s.eight_bonus:
+            values = list(values)
+            values[me] -= self.cost(pos, s)
         if rec is not None:
             rec.value[chance] = values[me]
         return values

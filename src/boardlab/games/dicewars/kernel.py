@@ -13,7 +13,9 @@ turn included: the playout policy) and the reference bots of
 :mod:`boardlab.bots.dicewars`, each the compiled twin of its plain-Python
 module (the tests check that both choose the same action on the same
 positions): ``dw-rand``, ``dw-sdc``, ``dw-ste``, ``dw-stei``, ``dw-wpm`` (with
-and without the course's quirks) and the template bot.
+and without the course's quirks) and the template bot; and :data:`VALUE`, the greedy bot of a tuned
+board value (:func:`board_value`; its weights are a trained model, :mod:`boardlab.bots.dicewars.value`,
+and ride in the ``weights`` table's last columns).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from numba import njit
 from boardlab.core.rng import kernel_random, kernel_rng, python_random
 from boardlab.games.dicewars.probabilities import WIN
 
-UNIFORM, RAND, SDC, STE, STEI, WPM, WPM_FIXED, TEMPLATE = range(8)
+UNIFORM, RAND, SDC, STE, STEI, WPM, WPM_FIXED, TEMPLATE, VALUE = range(9)
 #: policy numbers by agent name (the arena's fast path and the benchmarks use them)
 POLICIES = {"uniform": UNIFORM, "dw-rand": RAND, "dw-sdc": SDC, "dw-ste": STE, "dw-stei": STEI,
             "dw-wpm": WPM, "dw-wpm-fixed": WPM_FIXED, "dw-template": TEMPLATE}
@@ -48,8 +50,16 @@ WPM_WEIGHTS = {
     8: [0.71518557, 0.2580538, -0.3303392, -0.13374949, -0.3288953, -0.16076534, -0.31261043, -0.14316612,
         -0.31785557, -0.16003507, -0.31410674, -0.16487769, -0.33290964, -0.12624279, -0.33843017, -0.14888412],
 }
-#: the weights as one table, row = number of players (rows 0 and 1 unused)
-WPM_TABLE = np.zeros((9, 16))
+#: the tuned board value's weights (:func:`board_value`, :func:`value_choice`), in this order
+VALUE_TERMS = ("largest_region", "areas", "expected_losses", "dice_share", "rival_region", "rival_dice",
+               "attack_cost", "eight_dice_bonus", "region_losses", "regions", "rivals_regions")
+#: the bots' weights as one table, row = number of players (rows 0 and 1 unused): dt.wpm_c's logistic
+#: weights in columns 0-15, the VALUE bot's (:data:`VALUE_TERMS`) from column :data:`VALUE_COLUMN` on
+#: (zero here: :func:`boardlab.bots.dicewars.value.bot_weights` fills them in from the trained model)
+VALUE_COLUMN = 16
+#: the VALUE bot's worth of a won game: beyond any board's value (a few units at most)
+VALUE_WON = 100.0
+WPM_TABLE = np.zeros((9, VALUE_COLUMN + len(VALUE_TERMS)))
 for _n, _w in WPM_WEIGHTS.items():
     WPM_TABLE[_n, : len(_w)] = _w
 WIN_TABLE = np.ascontiguousarray(WIN)
@@ -177,6 +187,10 @@ def choose(policy, owner, dice, adj, deg, player, attacks_this_turn, players_at_
             return -1
         k = _below(rng, m)
         return src[k] * n + dst[k]
+    if policy == VALUE:
+        pick = value_choice(owner, dice, adj, deg, player, players_at_start, win, wpm[players_at_start, VALUE_COLUMN:],
+                            src, dst, m)
+        return src[pick] * n + dst[pick] if pick >= 0 else -1
     if policy == SDC:
         best, pick = -100, -1
         for i in range(m):
@@ -284,6 +298,82 @@ def _wpm(fixed, owner, dice, adj, deg, player, players_at_start, order, win, wpm
     if pick8 >= 0:
         return src[pick8] * n + dst[pick8]
     return -1
+
+
+@njit(cache=True)
+def board_value(owner, dice, adj, deg, player, players, win, w, label, big, have):
+    """``player``'s tuned board value: a weighted sum (weights ``w``, :data:`VALUE_TERMS`) of its
+    largest region, its areas, its expected losses before its next turn (dt.ste's hold estimate,
+    summed over all its areas and over its largest region), its share of the dice, its number of
+    regions, and the strongest other player's largest region and dice share and the sum of the other
+    players' largest regions; areas counted as a share of the map. ``label``, ``big``, ``have``:
+    scratch arrays (n, players, players)."""
+    n = owner.shape[0]
+    for p in range(players):
+        have[p] = 0
+        if p != player:
+            big[p] = regions(owner, adj, deg, p, label)[1]
+    count, big[player], region = regions(owner, adj, deg, player, label)
+    total = 0
+    areas = 0
+    losses = 0.0
+    region_losses = 0.0
+    for a in range(n):
+        o = owner[a]
+        have[o] += dice[a]
+        total += dice[a]
+        if o != player:
+            continue
+        areas += 1
+        lost = 1.0 - hold_probability(owner, dice, adj, deg, player, a, dice[a], win)
+        losses += lost
+        if label[a] == region:
+            region_losses += lost
+    rival_region, rival_dice, rivals = 0, 0, 0
+    for p in range(players):
+        if p != player:
+            rivals += big[p]
+            rival_region = max(rival_region, big[p])
+            rival_dice = max(rival_dice, have[p])
+    return (w[0] * big[player] / n + w[1] * areas / n + w[2] * losses / n + w[3] * have[player] / total
+            + w[4] * rival_region / n + w[5] * rival_dice / total + w[8] * region_losses / n
+            + w[9] * count / n + w[10] * rivals / n)
+
+
+@njit(cache=True)
+def value_choice(owner, dice, adj, deg, player, players, win, w, src, dst, m):
+    """The VALUE bot: the attack whose expected board value after its battle, less ``w[6]`` (the
+    cost of an attack; plus ``w[7]`` from 8 dice, which the reinforcement could not add to), gains
+    most over the board as it is; -1 (end the turn) when none gains. Returns the attack's index."""
+    n = owner.shape[0]
+    label = np.empty(n, dtype=np.int64)
+    big = np.zeros(players, dtype=np.int64)
+    have = np.zeros(players, dtype=np.int64)
+    now = board_value(owner, dice, adj, deg, player, players, win, w, label, big, have)
+    best, pick = 0.0, -1
+    for i in range(m):
+        s, t = src[i], dst[i]
+        a, d, o = dice[s], dice[t], owner[t]
+        p = win[a, d]
+        dice[s] = 1
+        lost = board_value(owner, dice, adj, deg, player, players, win, w, label, big, have)
+        owner[t] = player
+        dice[t] = a - 1
+        won = board_value(owner, dice, adj, deg, player, players, win, w, label, big, have)
+        last = True  # the last area of the last other player: the game is won, whatever the value says
+        for x in range(n):
+            if owner[x] != player:
+                last = False
+                break
+        owner[t] = o
+        dice[t] = d
+        dice[s] = a
+        if last:
+            won = VALUE_WON
+        gain = p * won + (1.0 - p) * lost - now - w[6] + (w[7] if a == MAX_DICE else 0.0)
+        if gain > best:
+            best, pick = gain, i
+    return pick
 
 
 # --- the rules -------------------------------------------------------------------------------
@@ -524,14 +614,15 @@ class DiceWarsKernel:
         _, winner = self.play_out(state, rng)
         return [1.0 if p == winner else -1.0 for p in range(self.game.players)]
 
-    def choose(self, policy: int, state, rng: np.ndarray | None = None) -> int:
-        """The compiled bot's action for the player to move in ``state`` (an action of the game)."""
+    def choose(self, policy: int, state, rng: np.ndarray | None = None, weights: np.ndarray | None = None) -> int:
+        """The compiled bot's action for the player to move in ``state`` (an action of the game);
+        ``weights``: the bots' weights table (default :data:`WPM_TABLE`, whose VALUE weights are zero)."""
         adj, deg = self.tables(state.map)
         owner, dice, _, _ = self.arrays(state)
         players = self.game.players
         order = np.array([(state.player + i) % players for i in range(players)], dtype=np.int64)
         act = choose(policy, owner, dice, adj, deg, state.player, state.attacks, players, order, WIN_TABLE,
-                     WPM_TABLE, kernel_rng(0) if rng is None else rng)
+                     WPM_TABLE if weights is None else weights, kernel_rng(0) if rng is None else rng)
         if act < 0:
             return 0
         n = owner.shape[0]
