@@ -270,11 +270,13 @@ def test_the_committed_networks_are_recorded_by_digest():
     from boardlab.agents.registry import make_agent
     from boardlab.arena.tournament import file_digest, resolved_options
     from boardlab.bots import qnet
-    from boardlab.bots.dicewars import emm_net
+    from boardlab.bots.dicewars import emm_net, value
     from boardlab.core.registry import make
 
     connect4, dicewars = make("connect4"), make("dicewars")
     assert resolved_options(make_agent("qnet", connect4), connect4)["model:path"] == file_digest(qnet.DEFAULT_MODEL)
     with_net = resolved_options(make_agent("dw-emm:leaf=net", dicewars), dicewars)
     assert with_net["model:net"] == file_digest(emm_net.DEFAULT_MODEL) != "missing"
-    assert not any(k.startswith("model:") for k in resolved_options(make_agent("dw-emm", dicewars), dicewars))
+    # the default leaf is the trained board value: its weights file is recorded the same way
+    assert resolved_options(make_agent("dw-emm", dicewars), dicewars)["model:value"] == file_digest(value.DEFAULT_MODEL)
+    assert not any(k.startswith("model:") for k in resolved_options(make_agent("dw-emm:leaf=score", dicewars), dicewars))

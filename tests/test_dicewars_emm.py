@@ -102,7 +102,7 @@ def test_ordering_by_gain_searches_the_attack_that_joins_a_region_first():
     assert searched == {"ste": [(2, 3)], "gain": [(0, 1)]}
 
 
-def test_the_default_leaf_is_a_weighted_share_in_0_1(game):
+def test_the_score_leaf_is_a_weighted_share_in_0_1(game):
     state = game.new_initial_state(4)
     pos = Pos(list(state.owner), list(state.dice), list(state.reserve), 0, 0)
     values = leaf_values(pos, state.adjacent, 4, range(4), Settings())

@@ -147,7 +147,7 @@ def test_a_bad_weights_file_is_one_clear_error(tmp_path):
     with pytest.raises(BoardlabError, match="no value model"):
         make_agent(f"dw-emm:leaf=value,value={tmp_path / 'missing.json'}")
     with pytest.raises(BoardlabError, match="give leaf=value"):
-        make_agent(f"dw-emm:value={write_model(tmp_path / 'w.json')}")
+        make_agent(f"dw-emm:leaf=score,value={write_model(tmp_path / 'w.json')}")
 
 
 def test_weights_for_a_number_of_players_not_trained_are_the_nearest():
@@ -169,7 +169,7 @@ def test_dw_emm_with_the_value_leaf_plays_whole_games_and_names_its_model(tmp_pa
     stats = agents[0].statistics()
     assert stats["searched"] > 0 and stats["nodes"] >= stats["searched"]
     assert agents[0].model_files(game) == {"value": model}
-    assert make_agent("dw-emm:leaf=value").model_files(game) == {"value": V.DEFAULT_MODEL}
+    assert make_agent("dw-emm").model_files(game) == {"value": V.DEFAULT_MODEL}
 
 
 def test_the_recipe_trains_resumes_and_refuses_other_settings(tmp_path):

@@ -105,7 +105,7 @@ def emm(
     agent: Annotated[str, typer.Option("--agent", "-a", help="The agent under test.")] = "dw-emm",
     ablations: Annotated[Optional[List[str]], typer.Option(
         "--ablation", help="Another spec of the agent, played in its place in the paired setting (repeat it), "
-        "e.g. dw-emm:turns=1 or dw-emm:moves=all.", show_default=False)] = None,
+        "e.g. dw-emm:leaf=score or dw-emm:turns=1.", show_default=False)] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Tournament seed (the same for every tournament, so their games pair).")] = 2020,
     game: Annotated[str, typer.Option("--game", help="Game spec.")] = "dicewars",
     store_path: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite); default: the arena's.")] = None,

@@ -1,8 +1,11 @@
 """``dw-emm``: multi-player expectiminimax for Dice Wars, as the SUI study built it (dicewars-ai.txt).
 
 Each decision searches the player's own turn (and, with ``turns`` > 1, the following players'
-turns) over candidate attacks from dt.ste's generator (``moves=ste``) or all attacks
-(``moves=all``); see :mod:`.emm_search` for the tree. Options are the study's: the loss-rate
+turns) over candidate attacks: every attack (``moves=all``, the default), the agent's own in the
+order of what one attack gains it (``order=gain``), or dt.ste's generator and order (``moves=ste``,
+``order=ste``, the study's); see :mod:`.emm_search` for the tree. The leaves are valued by the
+trained board value (``leaf=value``, :mod:`.value`, the default), the study's weighted largest region
+(``leaf=score``), the win-probability network (``leaf=net``) or compiled playouts (``leaf=rollout``). Options are the study's: the loss-rate
 threshold ``lose`` (attacks less likely to win are not expanded), the win-rate threshold ``win``
 (attacks more likely are taken as won), the breadth at the root ``root`` and below ``breadth``,
 attacks per turn searched ``attacks`` and player turns searched ``turns``.
@@ -56,7 +59,7 @@ def ste_move(state, player: int) -> tuple[int, int] | None:
 
 class DwEmm(DiceWarsBot):
     name = "dw-emm"
-    summary = "Dice Wars: multi-player expectiminimax over dt.ste's candidate attacks, with the study's thresholds and clock"
+    summary = "Dice Wars: multi-player expectiminimax over every attack, a trained board value at the leaves, the study's thresholds and clock"
     searches = True
     # rollouts= and rollout_policy= came with leaf=rollout, so a record from before them played without either
     options_added_since = {"rollouts": 32, "rollout_policy": "ste", "value": None}
@@ -65,13 +68,13 @@ class DwEmm(DiceWarsBot):
                        between(0.0, 1.0)),
         "win": Option("win", float, 1.0, "win-rate threshold: attacks with a higher win probability count as won "
                       "(1: always average both outcomes)", between(0.0, 1.0)),
-        "root": Option("root", int, 5, "candidate attacks searched at the root (besides ending the turn)", _at_least(1)),
+        "root": Option("root", int, 8, "candidate attacks searched at the root (besides ending the turn)", _at_least(1)),
         "breadth": Option("breadth", int, 1, "candidate attacks searched at every other decision", _at_least(1)),
         "attacks": Option("attacks", int, 1, "attacks per turn searched (iterative deepening up to it)", between(1, 16)),
         "turns": Option("turns", int, 4, "player turns searched, the agent's own first (1: its own turn, "
                         "then the leaf after its reinforcement; 4: one round of a 4-player game)", between(1, 16)),
-        "moves": Option("moves", str, "ste", "candidate attacks: ste (dt.ste's generator) or all", one_of("ste", "all")),
-        "order": Option("order", str, "ste", "the agent's own candidates in the tree: ste (dt.ste's order) or gain "
+        "moves": Option("moves", str, "all", "candidate attacks: ste (dt.ste's generator) or all", one_of("ste", "all")),
+        "order": Option("order", str, "gain", "the agent's own candidates in the tree: ste (dt.ste's order) or gain "
                         "(by the leaf's value after one attack, its two outcomes averaged)", one_of("ste", "gain")),
         "reply": Option("reply", str, "max", "the other players in the tree: max (each takes what its own leaf value "
                         "prefers) or ste (each plays as dt.ste)", one_of("max", "ste")),
@@ -92,7 +95,7 @@ class DwEmm(DiceWarsBot):
         "clock": Option("clock", bool, False, "keep the course's Fischer clock (10 s + 0.25 s a decision) and "
                         "play as dt.ste when it is low"),
         # the leaf hook (issue 18, part 2): the network's evaluation lives in emm_net
-        "leaf": Option("leaf", str, "score", "leaf value: score (the weighted largest region), value (the "
+        "leaf": Option("leaf", str, "value", "leaf value: score (the weighted largest region), value (the "
                        "trained board value, its attack cost included), net (the win-probability network's chance "
                        "for each player) or rollout (how often each player wins the game played on by compiled "
                        "dt.ste bots, the same dice for every leaf)",
