@@ -89,10 +89,12 @@ def largest_region(owner: list[int], adjacent, player: int) -> list[int]:
     return best
 
 
-def largest_regions(owner: list[int], adjacent, players: int) -> list[list[int]]:
-    """Every player's largest region as :func:`largest_region` finds it, in one walk of the board."""
+def regions_by_player(owner: list[int], adjacent, players: int) -> tuple[list[list[int]], list[int]]:
+    """Every player's largest region as :func:`largest_region` finds it, and its number of
+    regions, in one walk of the board."""
     seen = [False] * len(owner)
     best: list[list[int]] = [[] for _ in range(players)]
+    count = [0] * players
     for a, o in enumerate(owner):
         if seen[a]:
             continue
@@ -103,9 +105,15 @@ def largest_regions(owner: list[int], adjacent, players: int) -> list[list[int]]
                 if not seen[b] and owner[b] == o:
                     seen[b] = True
                     region.append(b)
+        count[o] += 1
         if len(region) > len(best[o]):
             best[o] = region
-    return best
+    return best, count
+
+
+def largest_regions(owner: list[int], adjacent, players: int) -> list[list[int]]:
+    """Every player's largest region as :func:`largest_region` finds it, in one walk of the board."""
+    return regions_by_player(owner, adjacent, players)[0]
 
 
 def hold(owner, dice, adjacent, area: int, area_dice: int, player: int) -> float:

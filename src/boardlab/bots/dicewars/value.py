@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from boardlab.bots.dicewars.emm_search import regions_by_player
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import load_once_per_version
 from boardlab.games.dicewars import kernel as K
@@ -94,24 +95,10 @@ def board_values(owner, dice, adjacent, players: int, who, w) -> list[float]:
     """The board value (:func:`boardlab.games.dicewars.kernel.board_value`) of every player in
     ``who`` (the others' entries are 0), in plain Python over lists."""
     n = len(owner)
-    seen = [False] * n
-    count = [0] * players
-    best: list[list[int]] = [[] for _ in range(players)]
+    best, count = regions_by_player(owner, adjacent, players)
     have = [0] * players
-    for a, o in enumerate(owner):
-        have[o] += dice[a]
-        if seen[a]:
-            continue
-        seen[a] = True
-        region = [a]
-        for x in region:  # grows while it is walked: a breadth-first search
-            for b in adjacent[x]:
-                if not seen[b] and owner[b] == o:
-                    seen[b] = True
-                    region.append(b)
-        count[o] += 1
-        if len(region) > len(best[o]):  # the first found among equals, as the kernel's regions()
-            best[o] = region
+    for d, o in zip(dice, owner):
+        have[o] += d
     total = sum(have)
     losses = [0.0] * players
     areas = [0] * players
