@@ -4,11 +4,12 @@ Each decision searches the player's own turn (and, with ``turns`` > 1, the follo
 turns) over candidate attacks: every attack (``moves=all``, the default), the agent's own in the
 order of what one attack gains it (``order=gain``), or dt.ste's generator and order (``moves=ste``,
 ``order=ste``, the study's); see :mod:`.emm_search` for the tree. The leaves are valued by the
-trained board value (``leaf=value``, :mod:`.value`, the default), the study's weighted largest region
-(``leaf=score``), the win-probability network (``leaf=net``) or compiled playouts (``leaf=rollout``). Options are the study's: the loss-rate
-threshold ``lose`` (attacks less likely to win are not expanded), the win-rate threshold ``win``
-(attacks more likely are taken as won), the breadth at the root ``root`` and below ``breadth``,
-attacks per turn searched ``attacks`` and player turns searched ``turns``.
+trained board value (``leaf=value``, :mod:`.value`, the default), the study's weighted largest
+region (``leaf=score``), the win-probability network (``leaf=net``) or compiled playouts
+(``leaf=rollout``). Options are the study's: the loss-rate threshold ``lose`` (attacks less
+likely to win are not expanded), the win-rate threshold ``win`` (attacks more likely are taken as
+won), the breadth at the root ``root`` and below ``breadth``, attacks per turn searched
+``attacks`` and player turns searched ``turns``.
 
 Budget: iterative deepening over the attacks per turn (1, 2, ... ``attacks``); an iteration
 that would pass ``max_nodes`` nodes or the time is dropped and the last complete one decides (the
