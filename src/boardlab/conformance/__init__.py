@@ -17,13 +17,18 @@ The checks, one module each:
   actions refused without damage);
 * :mod:`~boardlab.conformance.views`: what each seat sees never changes when
   the hidden part is redrawn, and a redraw depends only on what the seat saw;
+  a redraw of what nobody has seen (an undo in the web app) keeps every view;
   the observation tensor, when the game offers one, has its declared shape and
   bounds and shows nothing hidden either;
 * :mod:`~boardlab.conformance.symmetries`: each symmetry the game declares
   (``Game.symmetries``) holds along random games replayed with the mapped
   actions;
 * :mod:`~boardlab.conformance.end_to_end`: MCTS, a duel or tournament, the web
-  API and a search tree saved and reopened.
+  API and a search tree saved and reopened;
+* :mod:`~boardlab.conformance.fair_play`: in a game with hidden information or
+  chance, a person playing through the web API learns nothing of a hidden card
+  or a roll to come: no seed, no record or search tree before the end, and an
+  undo that meets a fresh future.
 """
 
 from __future__ import annotations
@@ -32,12 +37,13 @@ from pathlib import Path
 
 from boardlab.conformance.end_to_end import check_arena, check_search_and_trees, check_web
 from boardlab.conformance.failures import ConformanceError
+from boardlab.conformance.fair_play import check_fair_play
 from boardlab.conformance.rules import check_declaration, check_random_play
 from boardlab.conformance.symmetries import check_symmetries
-from boardlab.conformance.views import check_observation_tensor, check_views
+from boardlab.conformance.views import check_observation_tensor, check_redraws, check_views
 from boardlab.core.registry import make
 
-__all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views", "check_observation_tensor",
+__all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views", "check_redraws", "check_observation_tensor", "check_fair_play",
            "check_symmetries", "check_search_and_trees", "check_arena", "check_web"]
 
 
@@ -49,6 +55,7 @@ def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None,
     check_declaration(game)
     check_random_play(game, examples)
     check_views(game, max(3, examples // 3))
+    check_redraws(game, max(2, examples // 6))
     check_observation_tensor(game)
     check_symmetries(game)
     with tempfile.TemporaryDirectory() as own:
@@ -57,3 +64,4 @@ def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None,
         check_arena(game, folder)
         if web:
             check_web(game, folder)
+            check_fair_play(game, folder)

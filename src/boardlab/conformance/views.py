@@ -71,6 +71,34 @@ def check_seat(state: State, seat: int) -> bool:
     return differs
 
 
+def check_redraws(game: Game, games: int = 4, per_game: int = 6) -> None:
+    """``state.redraw_unseen`` (the web app's undo) keeps what every seat has seen: each seat's
+    observation and information state, the history, the seed and the legal actions; in a game whose
+    deal is fixed by the seed (``chance="sampled"``), some redraw does change what is still to come."""
+    differs = False
+    for seed in range(games):
+        for state in sampled_states(game, 3000 + seed, per_game):
+            before = state.to_json()
+            for k in range(2):
+                draw = state.redraw_unseen(np.random.default_rng(k))
+                expect(draw is not state, state, "redraw_unseen", "redraw_unseen() must return a new state")
+                expect(draw.history == state.history and draw.seed == state.seed, state, "redraw_unseen",
+                       "a redraw must keep the history and the seed")
+                expect(draw.current_player() == state.current_player()
+                       and sorted(draw.legal_actions()) == sorted(state.legal_actions()), state, "redraw_unseen",
+                       "a redraw must keep the player to move and the legal actions")
+                for seat in [None, *range(game.num_players())]:
+                    expect(draw.observation(seat) == state.observation(seat), state, "redraw_unseen",
+                           f"seat {seat} sees something else after a redraw of what nobody has seen")
+                    if seat is not None:
+                        expect(draw.information_state_string(seat) == state.information_state_string(seat), state,
+                               "redraw_unseen", f"seat {seat}'s information state changes with a redraw of what nobody has seen")
+                differs |= future(draw, k) != future(state, k)
+            expect(state.to_json() == before, state, "redraw_unseen", "redraw_unseen() changed the state it was asked about")
+    if game.game_type.chance == "sampled":
+        expect(differs, game, "redraw_unseen", "no redraw ever changed what is still to come: the deck is not redrawn")
+
+
 def check_observation_tensor(game: Game, games: int = 4, per_game: int = 8) -> None:
     """When the game offers an observation tensor: at states along random games (chance nodes and
     the end included), every seat's tensor has the declared shape, is float32, finite and within

@@ -105,6 +105,12 @@ class GameType:
     def has_hidden_information(self) -> bool:
         return self.information == "imperfect"
 
+    @property
+    def has_secrets(self) -> bool:
+        """Whether something in the game is unknown to some seat or to everybody: hidden cards, a
+        shuffled deck or dice to come. Such a game's seed and future must stay with the server."""
+        return self.chance != "deterministic" or self.information == "imperfect"
+
     def player_name(self, player: int) -> str:
         if 0 <= player < len(self.player_names):
             return self.player_names[player]
@@ -164,6 +170,10 @@ class Game:
 
     def player_name(self, player: int) -> str:
         return self.game_type.player_name(player)
+
+    def has_default_parameters(self) -> bool:
+        """Whether every parameter has its declared default (the game ``make(name)`` gives)."""
+        return self.params == resolve_options(f"game {self.name!r}", self.parameters, {})
 
     def spec(self) -> str:
         """The spec string that makes this game again, e.g. ``connect4:rows=5,cols=6``."""
@@ -249,11 +259,14 @@ class Game:
     def new_initial_state(self, seed: int | None = None) -> "State":
         raise NotImplementedError
 
-    def state_from_history(self, actions: Sequence[int], seed: int | None = None, start: str | None = None) -> "State":
+    def state_from_history(self, actions: Sequence[int], seed: int | None = None, start: str | None = None,
+                           redraws: Sequence[tuple[int, int]] = ()) -> "State":
         """Replay ``actions`` from the initial state (or the set-up position ``start``);
-        an illegal one is reported by its index."""
+        an illegal one is reported by its index. ``redraws`` are ``(ply, seed)`` pairs: before
+        action ``ply`` (or at the end, for ``ply == len(actions)``) what no seat has seen is
+        drawn afresh with :meth:`State.redraw_unseen` from ``seed`` (the web app does so after an undo)."""
         state = self.new_initial_state(seed) if start is None else self._setup_state(start, seed)
-        return replay_actions(state, actions)
+        return replay_actions(state, actions, redraws)
 
     def state_from_moves(self, moves: str | Sequence[str], seed: int | None = None) -> "State":
         """Play moves written as :meth:`State.action_to_string` writes them.
@@ -392,13 +405,21 @@ def is_permutation(indices: np.ndarray) -> bool:
     return indices.ndim == 1 and np.array_equal(np.sort(indices), np.arange(indices.size))
 
 
-def replay_actions(state: "State", actions: Sequence[int]) -> "State":
-    """Apply ``actions`` to ``state`` in place; an illegal one is reported by its index."""
+def replay_actions(state: "State", actions: Sequence[int], redraws: Sequence[tuple[int, int]] = ()) -> "State":
+    """Apply ``actions`` to ``state`` (in place unless ``redraws`` replace it, see
+    :meth:`Game.state_from_history`); an illegal action is reported by its index."""
+    pending = sorted((int(ply), int(seed)) for ply, seed in redraws)
+    if pending and not 0 <= pending[0][0] <= pending[-1][0] <= len(actions):
+        raise BoardlabError(f"a redraw must come at a ply from 0 to {len(actions)}, not {pending[0][0] if pending[0][0] < 0 else pending[-1][0]}")
     for index, action in enumerate(actions):
+        while pending and pending[0][0] == index:
+            state = state.redraw_unseen(np.random.default_rng(pending.pop(0)[1]))
         try:
             state.apply_action(int(action))
         except IllegalActionError as exc:
             raise IllegalActionError(f"move {index + 1} of the history: {exc}") from None
+    for _, seed in pending:
+        state = state.redraw_unseen(np.random.default_rng(seed))
     return state
 
 
@@ -542,6 +563,29 @@ class State:
         if self.game.has_hidden_information:
             raise NotImplementedError(f"{type(self).__name__} must define information_state_string()")
         return f"{self.start_position() or ''}|{','.join(map(str, self.history))}"
+
+    def redraw_unseen(self, rng: np.random.Generator) -> "State":
+        """A copy in which whatever no seat has seen yet (the order of a shuffled deck, face-down
+        tickets, removed cards) is drawn afresh from ``rng``; what any seat has seen stays.
+
+        The web app calls it after an undo, so that taking a move back never shows the future.
+        Games whose randomness is fixed by the seed at the start (``chance="sampled"``) must
+        implement it; in the others nothing unseen lies in the state (chance outcomes are drawn
+        when they come), and the default is a copy. The copy keeps ``seed`` and ``history``."""
+        if self.game.game_type.chance == "sampled":
+            raise NotImplementedError(f"{type(self).__name__} must define redraw_unseen()")
+        return self.clone()
+
+    def log_text(self, action: int) -> tuple[str, bool]:
+        """How the move list writes ``action``, about to be played here: ``(text, joins)``; with
+        ``joins`` the text is appended to the line of the move before (a roll to the attack it
+        decides). By default :meth:`action_to_string` on a line of its own."""
+        return self.action_to_string(action), False
+
+    def end_description(self) -> str | None:
+        """How a finished game ended, in words for people ("checkmate", "four in a row"), or None
+        (while it goes on, or when the result says it all). The web page shows it with the result."""
+        return None
 
     def resample(self, player: int, rng: np.random.Generator | int) -> "State":
         """A full state consistent with what ``player`` has seen, the hidden part drawn from ``rng``

@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+import numpy as np
+
 from boardlab.core.errors import BoardlabError, FormatError, IllegalActionError
 from boardlab.core.files import check_output_file, read_json
 from boardlab.core.game import State
@@ -36,11 +38,14 @@ class GameRecord:
     moves: list[str] = field(default_factory=list)  # human-readable, for people; not used to replay
     start: str | None = None  # the set-up position the game started from (None: the game's initial state)
     end: str | None = None  # how the game ended (state.end_reason()); None in records written before it was kept
+    #: ``[ply, seed]`` of each time what no seat had seen was drawn afresh (the web app's undo; see
+    #: ``Game.state_from_history``); empty for games played straight through
+    redraws: list[list[int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = {"format": RECORD_FORMAT, **asdict(self)}
-        for key in ("start", "end"):
-            if data[key] is None:
+        for key in ("start", "end", "redraws"):
+            if not data[key]:
                 del data[key]  # records without them stay as they always were
         return data
 
@@ -48,9 +53,10 @@ class GameRecord:
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
-    def from_state(cls, state: State, agents: list[str], moves: list[str] | None = None) -> "GameRecord":
+    def from_state(cls, state: State, agents: list[str], moves: list[str] | None = None,
+                   redraws: list[tuple[int, int]] | None = None) -> "GameRecord":
         """The record of ``state``'s game; ``moves`` are its labels when the caller noted them as the
-        game was played (else the history is replayed to write them)."""
+        game was played (else the history is replayed to write them); ``redraws`` as the field says."""
         from boardlab import __version__
 
         return cls(
@@ -64,6 +70,7 @@ class GameRecord:
             moves=list(moves) if moves is not None else state.history_labels(),
             start=state.start_position(),
             end=state.end_reason(),
+            redraws=[[int(ply), int(seed)] for ply, seed in redraws or ()],
         )
 
     @classmethod
@@ -115,6 +122,12 @@ class GameRecord:
         end = data.get("end")
         if end is not None and not isinstance(end, str):
             raise bad("end", "null or how the game ended (one word)")
+        redraws = data.get("redraws", [])
+        if not isinstance(redraws, list) or not all(
+            isinstance(r, list) and len(r) == 2 and all(is_int(v) for v in r) and 0 <= r[0] <= len(actions)
+            and 0 <= r[1] < 2**64 for r in redraws
+        ):
+            raise bad("redraws", f"a list of [ply, seed] pairs (ply 0 to {len(actions)}, seed 0 to 2**64 - 1)")
         return cls(
             game=data["game"],
             params=dict(data["params"]),
@@ -126,6 +139,7 @@ class GameRecord:
             moves=list(moves),
             start=start,
             end=end,
+            redraws=[list(r) for r in redraws],
         )
 
     @classmethod
@@ -162,7 +176,12 @@ class GameRecord:
         if len(self.agents) != game.num_players():
             raise FormatError(f"the record names {len(self.agents)} agents for a game of {game.num_players()} players")
         state = game.state_from_history([], self.seed, self.start)
-        for index, action in enumerate(self.actions):
+        redraws = sorted((ply, seed) for ply, seed in self.redraws)
+        for index, action in enumerate(self.actions + [None]):
+            while redraws and redraws[0][0] == index:
+                state = state.redraw_unseen(np.random.default_rng(redraws.pop(0)[1]))
+            if action is None:
+                break
             before = state.clone() if index < len(self.moves) else None
             try:
                 state.apply_action(action)

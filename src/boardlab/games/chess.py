@@ -194,6 +194,11 @@ class Chess(Game):
     def player_of_notation(self, text: str) -> int:
         return _player_of_fen(text.strip(), self.fen, self.max_moves)
 
+    def default_agent(self) -> str | None:
+        # MCTS on the material evaluator, a second a move: the strongest chess player the lab has
+        # (docs/opponents.md); random playouts to the end of a chess game say almost nothing
+        return "mcts:eval=chess_material,time=1"
+
     def default_evaluator(self) -> str | None:
         # random playouts to the end of a chess game say almost nothing (most are drawn by length)
         return "chess_material"
@@ -351,6 +356,9 @@ class ChessState(State):
                 return action
         moves = ", ".join(sorted(self.board.san(m) for m in legal.values()))
         raise IllegalActionError(f"{word!r} is not a legal move here (legal: {moves})")
+
+    def end_description(self) -> str | None:
+        return self.end_reason() or None
 
     # --- chess specifics -------------------------------------------------------
     def fen(self) -> str:

@@ -147,6 +147,10 @@ class ConnectFour(Game):
 
         return OpenSpielTwin(f"connect_four(columns={self.cols},rows={self.rows},x_in_row={self.k})", same, same, start)
 
+    def default_agent(self) -> str | None:
+        # the committed self-play network with its solver (docs/alphazero.md), standard board only
+        return "az" if self.has_default_parameters() else None
+
     def playout_kernel(self):
         """The compiled random-playout kernel of this board size (``playout_returns(state, rng)``),
         built once per game object; search agents use it instead of Python playouts."""
@@ -430,7 +434,31 @@ class ConnectFourState(State):
         return out
 
     def observation(self, player: int | None = None) -> dict[str, Any]:
-        return {"to_move": self.current_player(), "text": str(self), "board": self.grid(), "result": self.result()}
+        seen = {"to_move": self.current_player(), "text": str(self), "board": self.grid(), "result": self.result()}
+        if self.winner >= 0:
+            seen["winning_cells"] = self.winning_cells()
+        return seen
+
+    def winning_cells(self) -> list[list[int]]:
+        """The cells of the winner's lines of ``k``, as ``[row, col]`` with row 0 at the top as in
+        :meth:`grid` (every cell of every such line; empty while nobody has won)."""
+        if self.winner < 0:
+            return []
+        grid, k = self.grid(), self.game.k
+        rows, cols = len(grid), len(grid[0])
+        cells: set[tuple[int, int]] = set()
+        for r in range(rows):
+            for c in range(cols):
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    line = [(r + i * dr, c + i * dc) for i in range(k)]
+                    if all(0 <= y < rows and 0 <= x < cols and grid[y][x] == self.winner for y, x in line):
+                        cells.update(line)
+        return [list(cell) for cell in sorted(cells)]
+
+    def end_description(self) -> str | None:
+        if self.winner >= 0:
+            return f"{self.game.k} in a row"
+        return "the board is full" if self.is_terminal() else None
 
     def __str__(self) -> str:
         lines = []

@@ -199,6 +199,10 @@ class Mancala(Game):
             return SIDE_MARKS.index(side)
         raise BoardlabError(f"position {text!r} does not end with S, N or -")
 
+    def default_agent(self) -> str | None:
+        # the committed self-play network (docs/alphazero.md) exists for the standard board only
+        return "az" if self.has_default_parameters() else None
+
     def default_evaluator(self) -> str | None:
         return None  # random playouts on the compiled kernel beat the store count at equal time
 
@@ -371,6 +375,13 @@ class MancalaState(State):
         if r[1] > 0:
             return "North wins"
         return "draw"
+
+    def end_description(self) -> str | None:
+        if not self.over:
+            return None
+        south, north = self.stores()
+        return (f"a side ran out of seeds and each player's seeds went to their store: "
+                f"{self.game.player_name(0)} {south}, {self.game.player_name(1)} {north}")
 
     # --- views -----------------------------------------------------------------
     def start_position(self) -> str | None:

@@ -313,6 +313,16 @@ class NoThanksState(State):
         other.seed = None
         return other
 
+    def redraw_unseen(self, rng: np.random.Generator) -> "NoThanksState":
+        """The unseen cards redrawn (the stack below the face-up card and the removed nine): every
+        seat sees the same table, so what one seat has not seen nobody has. ``seed`` is kept."""
+        other = self.resample(0, rng)
+        other.seed = self.seed
+        return other
+
+    def end_description(self) -> str | None:
+        return "the last card was taken: the lowest score wins" if self.is_terminal() else None
+
     def observation_tensor(self, player: int) -> np.ndarray:
         players = self.game.players
         total = float(self.game.chips * players)

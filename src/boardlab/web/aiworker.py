@@ -166,7 +166,8 @@ def play_move(payload: dict[str, Any], stop) -> dict[str, Any]:
     _register(payload.get("plugins", {}))
     started = time.perf_counter()
     game = make(payload["game"])
-    state = game.state_from_history(payload["history"], payload["seed"], payload["start"])
+    redraws = [(int(ply), int(seed)) for ply, seed in payload.get("redraws", [])]
+    state = game.state_from_history(payload["history"], payload["seed"], payload["start"], redraws)
     agent = make_agent(payload["spec"], game)
     agent.stop = stop  # the server sets it to end the search early
     agent.reset(game, payload["seat"], payload["agent_seed"])

@@ -45,6 +45,7 @@ from boardlab.agents.evaluators import evaluator_names, get_evaluator
 from boardlab.agents.registry import agent_class, agent_names
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
+from boardlab.core.params import parse_spec
 from boardlab.core.registry import game_class, game_names
 from boardlab.trees import gamelabels
 from boardlab.trees.model import Tree
@@ -303,6 +304,7 @@ def game_catalogue() -> list[dict[str, Any]]:
         except BoardlabError:  # e.g. a plug-in whose optional dependency is missing
             continue
         declared = cls.game_type
+        agents = [a for a in agent_names() if not agent_class(a).interactive and agent_class(a).plays_by_default(default) is None]
         games.append(
             {
                 **declared.to_dict(),
@@ -311,14 +313,27 @@ def game_catalogue() -> list[dict[str, Any]]:
                 "players_range": [declared.min_players, declared.max_players],
                 "player_names": [default.player_name(p) for p in range(declared.max_players)],
                 "parameters": describe_options(dict(cls.parameters)),
-                "agents": [a for a in agent_names() if not agent_class(a).interactive and agent_class(a).plays_by_default(default) is None],
+                "agents": agents,
                 "evaluators": evaluator_names(default),
                 "evaluator_summaries": {e: get_evaluator(e).summary for e in evaluator_names(default)},
                 "default_evaluator": default.default_evaluator(),
-                "default_agent": default.default_agent(),
+                "default_agent": default_opponent(default, agents),
             }
         )
     return games
+
+
+def default_opponent(game: Game, agents: list[str]) -> dict[str, Any] | None:
+    """The agent the menu offers first for ``game``, as ``{"agent": name, "options": {...}, "spec": ...}``:
+    the game's declared default when the web may run it, else None (the page then offers MCTS)."""
+    spec = game.default_agent()
+    if spec is None:
+        return None
+    name, options = parse_spec(spec)
+    if name not in agents:
+        log.warning("game %s declares default agent %r, which the web cannot offer", game.name, spec)
+        return None
+    return {"agent": name, "options": options, "spec": spec}
 
 
 def agent_catalogue() -> list[dict[str, Any]]:
@@ -483,6 +498,19 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         await in_pool(sessions.add, created)
         return await in_pool(created.view)
 
+    @app.post("/api/games/{game_id}/rematch")
+    async def rematch(game_id: str) -> dict[str, Any]:
+        """A new game with this one's settings, every player moved on by one seat (so the person
+        who moved first moves second), a fresh seed and the same start position."""
+        found = session(game_id)
+        found.cancel_ai("a rematch replaced this game")
+        created = await in_pool(lambda: found.rematch(limits=limits, now=clock()))
+        check = created.agent_check()
+        if check["seats"]:
+            await tree_job("check", check)
+        await in_pool(sessions.add, created)
+        return await in_pool(created.view)
+
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str, seat: int | None = None) -> dict[str, Any]:
         return session(game_id).view(seat)
@@ -552,6 +580,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
     @app.get("/api/games/{game_id}/trees")
     def list_trees(game_id: str) -> list[dict[str, Any]]:
         found = session(game_id)
+        found.open_trees()
         kept.note(found)
         with found.lock:
             return [
@@ -562,6 +591,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
 
     def game_tree(game_id: str, index: int) -> tuple[TreeSource, TreeSource | None]:
         found = session(game_id)
+        found.open_trees()
         kept.note(found)
         with found.lock:
             if not 0 <= index < len(found.trees):
@@ -569,9 +599,7 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
                 raise NotFound(f"game {game_id[:40]} has {len(found.trees)} search trees; no tree {index}{why}")
             entries = [found.trees[index]] + ([found.trees[index - 1]] if index > 0 else [])
             # the moves between the previous search's root and this one's, as labels
-            prefix: list[str] = []
-            if len(entries) > 1:
-                prefix = [label for _, label in found.log[len(entries[1].root_history): len(entries[0].root_history)]]
+            prefix = found.tree_prefix(entries[1], entries[0]) if len(entries) > 1 else []
         sources = []
         for entry in entries:
             source = tree_source(

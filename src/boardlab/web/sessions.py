@@ -12,17 +12,32 @@ if nothing changed meanwhile: a move, an undo or a newer AI request cancels
 the job in flight, and a cancelled move is never applied.
 
 A session is fully described by its record (:meth:`GameSession.to_record`):
-game spec, seed or start position, actions, mode and seats. The server keeps
-that record in SQLite (:mod:`boardlab.web.gamestore`) and rebuilds a session
-from it after a restart (:meth:`GameSession.restore`). Chance outcomes and
-agent seeds are derived from the game's seed and the move number, so a
-restored game goes on exactly as it would have. Search trees live in memory
-only.
+game spec, seed or start position, actions, redraws, mode and seats. The
+server keeps that record in SQLite (:mod:`boardlab.web.gamestore`) and
+rebuilds a session from it after a restart (:meth:`GameSession.restore`).
+Chance outcomes and agent seeds are derived from the game's seed, the move
+number and the number of undos, so a restored game goes on exactly as it
+would have. Search trees live in memory only.
+
+Fair play, for games that declare hidden information or chance (the
+``GameType.has_secrets`` fact), is the server's business, whatever the
+agents do:
+
+* the seed comes from the server's entropy and is never sent before the end
+  (a client may choose it only when no person plays); the record, which holds
+  it, is refused until the game is over (:meth:`GameSession.record`);
+* chance outcomes are drawn by the server when they come, from that seed,
+  the ply and the number of undos so far: a move taken back and played again
+  meets a fresh roll;
+* an undo draws afresh whatever no seat has seen (:meth:`State.redraw_unseen`:
+  the deck's order, face-down tickets), noted as a redraw in the record so that
+  ``replay`` still checks the game;
+* the search trees of the AI seats are their private thoughts: while a person
+  plays, they open only at the end (:meth:`GameSession.trees_private`).
 
 What a client sees is one seat's view (:meth:`GameSession.view`): the state's
 observation for that seat, never the seed, the full state or another seat's
-legal moves. In a game with hidden information the record (seed and every
-action) is given out only once the game is over.
+legal moves.
 """
 
 from __future__ import annotations
@@ -85,20 +100,52 @@ class SearchTree:
         return self.handle.nodes
 
 
-def move_entry(state: State, action: int) -> tuple[int, str]:
-    """``(player, label)`` of ``action`` about to be played in ``state``, for everybody's move list:
+@dataclass(frozen=True)
+class LogEntry:
+    """One move as the move list shows it: who played it (CHANCE for chance), its label (as
+    ``action_to_string`` writes it, for tree paths) and the text people read (``State.log_text``)."""
+
+    player: int
+    label: str
+    text: str
+    joins: bool = False
+
+
+def log_entry(state: State, action: int) -> LogEntry:
+    """The :class:`LogEntry` of ``action`` about to be played in ``state``, for everybody's move list:
     in a game with hidden information a chance outcome (a card drawn) is not named."""
     player = state.current_player()
     if player < 0 and state.game.has_hidden_information:
-        return player, "chance"
-    return player, state.action_to_string(action)
+        return LogEntry(player, "chance", "chance")
+    text, joins = state.log_text(action)
+    return LogEntry(player, state.action_to_string(action), text, joins)
 
 
-def history_log(state: State) -> list[tuple[int, str]]:
-    """:func:`move_entry` of every move of ``state``'s history."""
-    hide = state.game.has_hidden_information
-    return [(player, "chance" if player < 0 and hide else label) for player, label in state.history_moves()]
+def replay_logged(game: Game, seed: int | None, start: str | None, actions: list[int],
+                  redraws: list[tuple[int, int]]) -> tuple[State, list[LogEntry]]:
+    """The state after ``actions`` (with ``redraws``, see ``Game.state_from_history``) and its move list."""
+    state = game.state_from_history([], seed, start)
+    log: list[LogEntry] = []
+    pending = sorted(redraws)
+    for action in actions + [None]:
+        while pending and pending[0][0] == len(log):
+            state = state.redraw_unseen(np.random.default_rng(pending.pop(0)[1]))
+        if action is None:
+            break
+        log.append(log_entry(state, action))
+        state.apply_action(int(action))
+    return state, log
 
+
+def log_lines(log: list[LogEntry]) -> list[tuple[int, str]]:
+    """The move list's lines: each entry on its own line, or appended to the line before when it joins."""
+    lines: list[tuple[int, str]] = []
+    for entry in log:
+        if entry.joins and lines:
+            lines[-1] = (lines[-1][0], lines[-1][1] + entry.text)
+        else:
+            lines.append((entry.player, entry.text))
+    return lines
 
 
 def seat_specs(mode: str, ai: Any, players: int, human_seat: int) -> list[str | None]:
@@ -124,15 +171,20 @@ class GameSession:
     mode: str
     #: the agent spec of each seat; None for a person
     agent_specs: list[str | None]
+    #: the server's secret: fixes the deal and, with the ply and ``undos``, every chance outcome
     seed: int
     state: State
+    #: ``(ply, seed)`` of each redraw of what no seat had seen, made by an undo
+    redraws: list[tuple[int, int]] = field(default_factory=list)
+    #: undos so far: chance outcomes drawn after an undo are not the ones taken back
+    undos: int = 0
     trees: list[SearchTree] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: when it was created and last used (the server's clock, seconds)
     created: float = 0.0
     touched: float = 0.0
-    #: (player, label) of every move played, as people see it (chance outcomes of hidden cards are not named)
-    log: list[tuple[int, str]] = field(default_factory=list)
+    #: every move played, as people see it (chance outcomes of hidden cards are not named)
+    log: list[LogEntry] = field(default_factory=list)
     #: the AI move in flight, if any
     ai_job: Job | None = None
     #: counts every change of the state; a job started at another version is stale
@@ -164,7 +216,10 @@ class GameSession:
             if start.is_terminal():
                 raise SpecError(f"position {position!r} is already over")
         players = game.num_players()
-        seed = int(seed) if seed is not None else secrets.randbelow(2**31)
+        if seed is not None and game.game_type.has_secrets and mode != "ai-ai":
+            raise SpecError(f"a seed fixes every card and roll of {game.long_name or game.name} in advance; "
+                            "it may be chosen only for a game with no person in it (mode ai-ai)")
+        seed = int(seed) if seed is not None else secrets.randbelow(2**63)
         if human_seat is None:
             first = game.new_initial_state(seed) if start is None else start
             human_seat = max(0, first.current_player())
@@ -188,8 +243,34 @@ class GameSession:
             created=now,
             touched=now,
         )
-        session.log = history_log(session.state)  # a position given as a move list has a history already
+        if session.state.history:  # a position given as a move list has a history already
+            session.state, session.log = replay_logged(game, seed, None, list(session.state.history), [])
         session._play_chance()
+        return session
+
+    def rematch(self, limits: ServerLimits | None = None, now: float = 0.0) -> "GameSession":
+        """A new game with this one's settings, each seat's player moved to the next seat (the person
+        who moved first now moves second), a fresh seed, and the same start position."""
+        with self.lock:
+            specs = self.agent_specs[-1:] + self.agent_specs[:-1]
+            start = self.state.start_position()
+        return type(self).create_seated(self.game.spec(), self.mode, specs, position=start, limits=limits, now=now)
+
+    @classmethod
+    def create_seated(cls, game_spec: str, mode: str, specs: list[str | None], position: str | None = None,
+                      limits: ServerLimits | None = None, now: float = 0.0) -> "GameSession":
+        """A new game whose seats are given as they are (an agent spec, or None for a person)."""
+        people = [p for p, spec in enumerate(specs) if spec is None]
+        session = cls.create(game_spec, mode, {"agent": "random"}, human_seat=people[0] if people else None,
+                             position=position, limits=limits, now=now)
+        if len(specs) != len(session.agent_specs):
+            raise SpecError(f"{len(specs)} seats given for a game of {len(session.agent_specs)} players")
+        limits = limits or ServerLimits()
+        for spec in specs:
+            if spec is not None:
+                agent = make_agent(spec, session.game)
+                check_budget(agent.spec, agent.config, limits, type(agent).iterations_option)
+        session.agent_specs = list(specs)
         return session
 
     def agent_check(self) -> dict[str, Any]:
@@ -211,16 +292,19 @@ class GameSession:
                 "seed": self.seed,
                 "start": self.state.start_position(),
                 "actions": list(self.state.history),
+                "redraws": [list(r) for r in self.redraws],
+                "undos": self.undos,
             }
 
     @classmethod
     def restore(cls, session_id: str, record: dict[str, Any], created: float, touched: float) -> "GameSession":
         """The session ``to_record`` described, its moves replayed (no search trees)."""
         game = make(record["game"])
-        state = game.state_from_history(record["actions"], record["seed"], record.get("start"))
+        redraws = [(int(ply), int(seed)) for ply, seed in record.get("redraws", [])]
+        state, log = replay_logged(game, record["seed"], record.get("start"), list(record["actions"]), redraws)
         session = cls(id=session_id, game=game, mode=record["mode"], agent_specs=list(record["seats"]),
-                      seed=int(record["seed"]), state=state, created=created, touched=touched)
-        session.log = history_log(state)
+                      seed=int(record["seed"]), state=state, redraws=redraws, undos=int(record.get("undos", 0)),
+                      created=created, touched=touched, log=log)
         if any(spec is not None for spec in session.agent_specs):
             session.trees_note = "the server restarted since; search trees are kept in memory only, never on disk"
         return session
@@ -228,11 +312,12 @@ class GameSession:
     # --- moves -----------------------------------------------------------------
     def _play_chance(self) -> None:
         while not self.state.is_terminal() and self.state.is_chance_node():
-            rng = np.random.default_rng(derive_seed(self.seed, "chance", len(self.state.history)))
-            self._apply(sample_chance(self.state, rng))
+            # after an undo (undos > 0) the same ply draws again, from another stream
+            parts = (self.seed, "chance", len(self.state.history)) + ((self.undos,) if self.undos else ())
+            self._apply(sample_chance(self.state, np.random.default_rng(derive_seed(*parts))))
 
     def _apply(self, action: int) -> None:
-        self.log.append(move_entry(self.state, action))
+        self.log.append(log_entry(self.state, action))
         self.state.apply_action(action)
 
     def _changed(self, reason: str) -> None:
@@ -291,6 +376,7 @@ class GameSession:
                 "seed": self.seed,
                 "start": self.state.start_position(),
                 "history": list(self.state.history),
+                "redraws": [list(r) for r in self.redraws],
                 "seat": player,
                 "spec": with_options(spec, caps),
                 "agent_seed": derive_seed(self.seed, "seat", player, len(self.state.history)),
@@ -358,29 +444,68 @@ class GameSession:
         with self.lock:
             self.touched = now
             history = list(self.state.history)
+            if self.state.is_terminal():
+                raise ConflictError("the game is over: start a rematch or a new game")
             if not history:
                 raise ConflictError("nothing to undo")
             humans = self.humans()
             keep = len(history) - 1
             start = self.state.start_position()
-            if humans and self.mode != "human-human":
-                # step back over AI and chance moves until a person is to move again
-                while keep > 0:
-                    probe = self.game.state_from_history(history[:keep], self.seed, start)
-                    if not probe.is_chance_node() and probe.current_player() in humans:
-                        break
-                    keep -= 1
+            # step back over chance moves (and AI moves, where a person plays an AI) until a
+            # decision of a person's, or of anybody's in a game between people or between AIs
+            deciders = humans if humans and self.mode != "human-human" else None
+            while keep > 0:
+                probe = self.game.state_from_history(history[:keep], self.seed, start, self._redraws_to(keep))
+                if not probe.is_chance_node() and (deciders is None or probe.current_player() in deciders):
+                    break
+                keep -= 1
             self._changed("the move was taken back")
-            self.state = self.game.state_from_history(history[:keep], self.seed, start)
+            self.undos += 1
+            self.redraws = self._redraws_to(keep) + self._redraw_after_undo(keep)
+            self.state = self.game.state_from_history(history[:keep], self.seed, start, self.redraws)
             del self.log[keep:]
             self.trees = [t for t in self.trees if t.ply < keep]
             return len(history) - keep
 
+    def _redraw_after_undo(self, ply: int) -> list[tuple[int, int]]:
+        """The redraw an undo to ``ply`` makes: what was seen after that point is unseen again and
+        must not come back as it was (none in games where nothing unseen lies in the state)."""
+        game_type = self.game.game_type
+        if game_type.chance == "sampled" or game_type.has_hidden_information:
+            return [(ply, derive_seed(self.seed, "redraw", self.undos))]
+        return []
+
+    def _redraws_to(self, ply: int) -> list[tuple[int, int]]:
+        """The redraws of the game's first ``ply`` moves."""
+        return [(at, seed) for at, seed in self.redraws if at <= ply]
+
     # --- views -----------------------------------------------------------------
     def record(self) -> GameRecord:
-        if self.game.has_hidden_information and not self.state.is_terminal():
-            raise ConflictError("the record holds the seed, which shows every hidden card: it is given once the game is over")
-        return GameRecord.from_state(self.state, list(self.seats))
+        with self.lock:
+            if self.game.game_type.has_secrets and not self.state.is_terminal():
+                raise ConflictError("the record holds the seed, which fixes every hidden card and roll to come: "
+                                    "it is given once the game is over")
+            return GameRecord.from_state(self.state, list(self.seats), [entry.label for entry in self.log],
+                                         redraws=self.redraws)
+
+    def trees_private(self) -> str | None:
+        """Why the AI seats' search trees may not be shown now (None: they may). They are an AI
+        seat's private thoughts while a person plays a game with hidden information or chance."""
+        if self.game.game_type.has_secrets and self.humans() and self.mode != "human-human" \
+                and not self.state.is_terminal():
+            return ("the AI's search trees are its private thoughts: in a game with hidden information or chance "
+                    "they would tell you what it knows; they open when the game is over")
+        return None
+
+    def open_trees(self) -> None:
+        """Raise :class:`ConflictError` while the trees are private (:meth:`trees_private`)."""
+        why = self.trees_private()
+        if why is not None:
+            raise ConflictError(why)
+
+    def tree_prefix(self, older: SearchTree, newer: SearchTree) -> list[str]:
+        """The moves' labels between two trees' roots (for matching their nodes)."""
+        return [entry.label for entry in self.log[len(older.root_history): len(newer.root_history)]]
 
     def humans(self) -> list[int]:
         return [p for p, spec in enumerate(self.agent_specs) if spec is None]
@@ -411,6 +536,7 @@ class GameSession:
                 for action in state.legal_actions():
                     legal.append({"action": action, "label": state.action_to_string(action), **state.action_info(action)})
             game_type = self.game.game_type
+            lines = log_lines(self.log)
             return {
                 "id": self.id,
                 "game": self.game.name,
@@ -428,14 +554,28 @@ class GameSession:
                 "terminal": state.is_terminal(),
                 "returns": list(state.returns()) if state.is_terminal() else None,
                 "scores": list(state.scores()) if state.is_terminal() and game_type.provides_scores else None,
+                "result": self._result() if state.is_terminal() else None,
                 "observation": observation,
                 "board": observation.get("board"),
                 "text": observation.get("text", ""),
                 "legal": legal,
                 # the last move by a player, for boards that animate it (not shown where cards are hidden)
-                "last_action": state.history[-1] if state.history and self.log[-1][0] >= 0
+                "last_action": state.history[-1] if state.history and self.log[-1].player >= 0
                 and not self.game.has_hidden_information else None,
-                "moves": [label for _, label in self.log],
-                "movers": [player for player, _ in self.log],
+                "moves": [text for _, text in lines],
+                "movers": [player for player, _ in lines],
+                "plies": len(state.history),
                 "trees": len(self.trees),
+                "trees_private": self.trees_private(),
+                "undo": bool(state.history) and not state.is_terminal(),
             }
+
+    def _result(self) -> dict[str, Any]:
+        """How a finished game ended: the winners (best returns; all of them on a draw), every
+        return and score, and why it ended in the game's words."""
+        returns = [float(r) for r in self.state.returns()]
+        best = max(returns)
+        winners = [p for p, r in enumerate(returns) if r == best]
+        return {"winners": winners, "draw": len(winners) == len(returns), "returns": returns,
+                "scores": [float(x) for x in self.state.scores()] if self.game.game_type.provides_scores else None,
+                "reason": self.state.end_description()}

@@ -300,6 +300,10 @@ class DiceWars(Game):
         a, p = self.areas, self.players
         return (a * (p + 3) + a * (a - 1) // 2 + 6 * p + len(TENSOR_STAGES) + 3,)
 
+    def default_agent(self) -> str | None:
+        # expectiminimax over the trained board value, ~50 ms a decision (docs/dicewars-emm.md)
+        return "dw-emm"
+
     def playout_kernel(self):
         """The compiled (numba) engine: random playouts for MCTS, whole bot games for the arena."""
         if self._kernel is None:
@@ -673,6 +677,20 @@ class DiceWarsState(State):
         rng = np.random.default_rng(derive_seed(0 if self.seed is None else int(self.seed), "roll", number))
         return dice_for_outcome(atk, dfn, won, rng)
 
+    def log_text(self, action: int) -> tuple[str, bool]:
+        """Attacks with their rolls on one line (``3>7: 5 v 3, won``); a turn's end with the areas
+        its new dice went to (``end turn +16 +3``)."""
+        if self.phase == BATTLE:
+            after = self.clone()
+            after.apply_action(action)
+            faces_a, faces_d = after.roll_faces(after.last_battle)
+            return f": {sum(faces_a)} v {sum(faces_d)}, {'won' if action == WIN_OUTCOME else 'lost'}", True
+        if self.phase == PLACE:
+            return f" +{action + 1}", True
+        if action == END_TURN:
+            return "end turn", False
+        return self.action_to_string(action), False
+
     def _battle_view(self, battle: tuple) -> dict[str, Any]:
         number, player, src, dst, atk, dfn, won = battle
         faces_a, faces_d = self.roll_faces(battle)
@@ -704,6 +722,11 @@ class DiceWarsState(State):
             "end": self.end or None,
         }
         return {"to_move": self.current_player(), "text": str(self), "board": board, "result": self.result()}
+
+    def end_description(self) -> str | None:
+        if self.end == "won":
+            return f"{self.game.player_name(self.owner[0])} conquered every area"
+        return self.result() or None
 
     def result(self) -> str:
         if self.end == "won":

@@ -70,18 +70,33 @@ def resample(state, player: int, rng: Any):
     other.shuffle_seed = int(rng.integers(2**62))
     if state.phase == 4:  # OVER: everything that matters has been shown
         return other
-    _redraw_tickets(state, other, player, rng)
+    _redraw_tickets(state, other, set(state.offered[player]), rng)
     _redraw_cards(state, other, player, rng)
     return other
 
 
+def redraw_unseen(state, rng: Any):
+    """What no seat has seen drawn afresh (for an undo that must not show the future): the order
+    of the deck, the tickets never offered to anybody, and the reshuffles to come. Every hand,
+    offer and face-up card stays; ``seed`` is kept."""
+    rng = _generator(rng)
+    other = state.clone()
+    other._legal = None
+    other.shuffle_seed = int(rng.integers(2**62))
+    if state.phase == 4:  # OVER
+        return other
+    _redraw_tickets(state, other, {t for offered in state.offered for t in offered}, rng)
+    other.deck = [int(c) for c in rng.permutation(np.asarray(state.deck, dtype=np.int64))]
+    return other
+
+
 # --- tickets ------------------------------------------------------------------------
-def _redraw_tickets(state, other, player: int, rng: np.random.Generator) -> None:
+def _redraw_tickets(state, other, seen: set[int], rng: np.random.Generator) -> None:
+    """Every ticket not in ``seen`` gets one of the unseen tickets, position by position (see the module docstring)."""
     order = state.ticket_order
     position = {ticket: i for i, ticket in enumerate(order)}
-    known = set(position[t] for t in state.offered[player])
+    known = set(position[t] for t in seen)
     unknown_positions = [i for i in range(len(order)) if i not in known]
-    seen = set(state.offered[player])
     unseen = [t for t in range(len(order)) if t not in seen]
     new_order = list(order)
     shuffled = rng.permutation(len(unseen))

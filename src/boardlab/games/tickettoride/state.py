@@ -241,6 +241,10 @@ class TicketToRide(Game):
         tickets = [int(t) for t in rng.permutation(self.board.num_tickets)]
         return TicketToRideState(self, seed, deck, tickets, shuffle_seed=seed)
 
+    def default_agent(self) -> str | None:
+        # determinised search over the algorithmic player's playouts (docs/opponents.md)
+        return "ttr-ismcts"
+
     def playout_kernel(self):
         """The compiled random playouts (:mod:`boardlab.games.tickettoride.kernel`), built once per game object."""
         kernel = self.__dict__.get("_playout_kernel")
@@ -788,6 +792,12 @@ class TicketToRideState(State):
 
         return resample(self, player, rng)
 
+    def redraw_unseen(self, rng: np.random.Generator) -> "TicketToRideState":
+        """See :func:`boardlab.games.tickettoride.hidden.redraw_unseen`."""
+        from boardlab.games.tickettoride.hidden import redraw_unseen
+
+        return redraw_unseen(self, rng)
+
     def observation_tensor(self, player: int) -> np.ndarray:
         """See the module docstring (observation tensor): the public table and ``player``'s own cards
         and tickets, seats rotated so that ``player`` comes first."""
@@ -850,6 +860,13 @@ class TicketToRideState(State):
         if done is not None:
             view["done"] = bool(done)
         return view
+
+    def end_description(self) -> str | None:
+        if self.phase != OVER:
+            return None
+        if self.last_round == 0:
+            return "the last round after a player's trains ran down to 2 or fewer is over; final scoring"
+        return "nobody could draw, claim or take tickets any more; final scoring"
 
     def result(self) -> str:
         if self.phase != OVER:

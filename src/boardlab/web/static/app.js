@@ -143,9 +143,10 @@ function defaultSettings(game) {
     settings.eval = "none";
     settings.iterations = 1000;
   }
-  // a game may name its own first choice (No Thanks!: its trained network); the search
-  // settings above stay for when the person picks MCTS instead
-  if (game.default_agent && agents.includes(game.default_agent)) settings.agent = game.default_agent;
+  // the game's declared default opponent (its strongest fair player) comes first, with its options;
+  // the search settings above stay for when the person picks MCTS instead
+  const chosen = game.default_agent;
+  if (chosen && agents.includes(chosen.agent)) Object.assign(settings, chosen.options, { agent: chosen.agent });
   return settings;
 }
 
@@ -505,7 +506,7 @@ function drawGame() {
   $("next-move").disabled = thinking || !aiTurn;
   $("play-on").textContent = playingOn ? "Pause" : "Play on";
   $("play-on").disabled = game.terminal;
-  $("undo").disabled = thinking || game.moves.length === 0;
+  $("undo").disabled = thinking || !game.undo; // nothing to take back, or the game is over
   $("analyse").disabled = game.trees === 0;
   $("trees-back").max = Math.max(1, game.trees);
   if (Number($("trees-back").value) > game.trees && game.trees > 0) $("trees-back").value = game.trees;
