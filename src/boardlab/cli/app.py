@@ -15,6 +15,27 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from boardlab.core.errors import BoardlabError
 
+def _no_placeholder_for_flags() -> None:
+    """typer's rich help shows every option's type, flags too (``--json <bool>``, even ``--help <bool>``),
+    which reads as if the flag took a value; its plain help already leaves them out (``is_flag``,
+    ``count``). Every boardlab command, recipes' included, is built from typer's option class."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "boardlab_flags", False):
+        return
+
+    def display_type_rich(self, ctx):  # noqa: ANN001
+        if self.is_flag or self.count:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich.boardlab_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_no_placeholder_for_flags()
+
 app = typer.Typer(
     name="boardlab",
     help="boardlab: play board games against AIs, run duels, train agents and inspect search trees.",
