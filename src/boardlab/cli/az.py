@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Annotated, Optional
@@ -118,7 +119,12 @@ def train(
                   f"{result['hours'] * 60:.1f} min of self-play and learning")
     if evals:
         console.print("last evaluation: " + ", ".join(f"{k} {100 * v:.1f} %" for k, v in evals[-1].items() if v is not None))
-    console.print(f"play it: boardlab play {spec} az:path={folder / 'model.pt'}")
+    console.print(f"play it: {play_command(spec, folder / 'model.pt')}", markup=False)
+
+
+def play_command(spec: str, model: Path) -> str:
+    """The ``boardlab play`` command line that plays ``model`` (quoted for a POSIX shell, to be copied as it is)."""
+    return f"boardlab play {shlex.quote(spec)} --agent {shlex.quote(f'az:path={model}')}"
 
 
 def _model_file(model: Path) -> Path:
