@@ -357,3 +357,12 @@ def test_train_az_ends_with_a_play_command_that_plays_the_model(tiny_run):
     assert played.exit_code == 0, played.output
     assert "result: " in played.stdout and "az:path=" in played.stdout  # the network's moves were announced
 
+
+def test_evaluate_knows_a_train_az_run_folder_is_az_s(tiny_run):
+    from boardlab.cli.plugin import recipe_for
+
+    folder, _ = tiny_run
+    assert recipe_for(folder) == "az" and recipe_for(folder / "model.pt") == "az"
+    result = runner.invoke(app, ["evaluate", str(folder), "--games", "2", "--simulations", "2", "--mcts", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["model"] == str(folder / "model.pt")
