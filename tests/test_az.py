@@ -338,7 +338,9 @@ def test_az_without_a_path_plays_the_committed_connect_four_model_compiled_and_d
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory) -> tuple[Path, str]:
     """A one-iteration run of train az on a small board, and what the command printed."""
-    folder = tmp_path_factory.mktemp("az") / "my run"  # a blank in the path: the printed command must quote it
+    # the run's parent folder is made (as runs/ of the default is, in a fresh folder); a blank in the
+    # path: the printed command must quote it
+    folder = tmp_path_factory.mktemp("az") / "runs" / "my run"
     result = runner.invoke(app, ["train", "az", *TINY, "--iterations", "1", "--eval-every", "100000", "--out", str(folder)])
     assert result.exit_code == 0, result.output
     return folder, result.stdout

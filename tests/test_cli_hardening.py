@@ -138,6 +138,24 @@ def test_library_writers_never_create_folders(tmp_path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_recipes_output_gets_its_folders_made_but_nothing_is_forced(tmp_path) -> None:
+    import pytest
+
+    from boardlab.core.errors import BoardlabError
+    from boardlab.core.files import output_file
+
+    assert output_file(tmp_path / "models" / "deep" / "m.pt", "--out") == tmp_path / "models" / "deep" / "m.pt"
+    assert (tmp_path / "models" / "deep").is_dir() and not (tmp_path / "models" / "deep" / "m.pt").exists()
+    (tmp_path / "afile").write_text("keep me")
+    with pytest.raises(BoardlabError, match="afile is not a folder"):
+        output_file(tmp_path / "afile" / "m.pt", "--out")
+    with pytest.raises(BoardlabError, match=r"cannot create folder .*afile/x for --out"):
+        output_file(tmp_path / "afile" / "x" / "m.pt", "--out")
+    with pytest.raises(BoardlabError, match="it is a folder"):
+        output_file(tmp_path / "models", "--out")
+    assert (tmp_path / "afile").read_text() == "keep me"
+
+
 # --- 8. output files get the user's umask, not mkstemp's 0600
 
 
