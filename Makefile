@@ -13,7 +13,7 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed
 	@# browser tests drive Debian's Chromium; install it once (as root, or through sudo)
 	command -v chromium >/dev/null || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium; }
 	$(BIN)/python -m pytest -n 2 -q
 
 setup: $(VENV)/.installed

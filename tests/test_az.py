@@ -333,3 +333,38 @@ def test_az_without_a_path_plays_the_committed_connect_four_model_compiled_and_d
         block = game.state_from_moves(moves)
         agent.reset(game, block.current_player(), 0)
         assert agent.step(block) == column, moves
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> tuple[Path, str]:
+    """A one-iteration run of train az on a small board, and what the command printed."""
+    # the run's parent folder is made (as runs/ of the default is, in a fresh folder); a blank in the
+    # path: the printed command must quote it
+    folder = tmp_path_factory.mktemp("az") / "runs" / "my run"
+    result = runner.invoke(app, ["train", "az", *TINY, "--iterations", "1", "--eval-every", "100000", "--out", str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder, result.stdout
+
+
+def test_train_az_ends_with_a_play_command_that_plays_the_model(tiny_run):
+    import shlex
+
+    folder, printed = tiny_run
+    line = next(line for line in printed.splitlines() if line.startswith("play it: "))
+    words = shlex.split(line.removeprefix("play it: "))
+    assert words[:2] == ["boardlab", "play"] and f"az:path={folder / 'model.pt'}" in words
+    # the person (Red) fills the columns from the left; a full column is refused and the next line read
+    moves = "".join(f"{column}\n" * 4 for column in range(1, 6))
+    played = runner.invoke(app, [*words[1:], "--seed", "1"], input=moves)
+    assert played.exit_code == 0, played.output
+    assert "result: " in played.stdout and "az:path=" in played.stdout  # the network's moves were announced
+
+
+def test_evaluate_knows_a_train_az_run_folder_is_az_s(tiny_run):
+    from boardlab.cli.plugin import recipe_for
+
+    folder, _ = tiny_run
+    assert recipe_for(folder) == "az" and recipe_for(folder / "model.pt") == "az"
+    result = runner.invoke(app, ["evaluate", str(folder), "--games", "2", "--simulations", "2", "--mcts", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["model"] == str(folder / "model.pt")

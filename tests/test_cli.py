@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 
@@ -110,3 +111,14 @@ def test_duel_records_never_overwrite_earlier_records(tmp_path):
     again = run("duel", "random", "random", "-n", "2", "--seed", "5", "--records", str(folder))
     assert again.exit_code == 2 and "already holds 2 records" in again.output
     assert (folder / "game-00001.json").read_text() == first
+
+
+def test_flags_show_no_value_placeholder_in_help():
+    """A flag takes no value, so help shows none after it ('--json', not '--json <bool>'); options that take one keep it."""
+    for command, valued in ((["tree", "diff"], "--via"), (["search"], "--agent"), (["train", "nothanks-imitation"], "--out")):
+        result = run(*command, "--help")
+        assert result.exit_code == 0, result.output
+        assert "<bool>" not in result.stdout, result.stdout
+        options = {line.split()[1]: line for line in result.stdout.splitlines() if line.startswith("│ -")}
+        assert re.match(r"│ --json\s+Print", options["--json"]) and re.match(r"│ --help\s+Show", options["--help"])
+        assert re.search(r"<\w+>", options[valued]), options[valued]  # e.g. --via <str>

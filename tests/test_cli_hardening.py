@@ -65,6 +65,23 @@ def test_piped_output_is_not_wrapped_or_coloured_whatever_the_environment_says(t
     assert error.returncode == 2 and error.stderr == f"error: {missing}: no such file\n"
 
 
+def test_piped_help_is_not_wrapped_at_80_columns() -> None:
+    """Help read through a pipe (less, grep, a script) keeps each option's help on one line, whatever $COLUMNS says."""
+    script = Path(sys.executable).with_name("boardlab")  # the installed entry point; -m boardlab where there is none
+    command = [str(script)] if script.is_file() else [sys.executable, "-m", "boardlab"]
+    via = "Comma-separated moves from A's root to the node B's root continues (subtree reuse)."  # 84 characters
+    for columns in (None, "40"):
+        environment = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "TERMINAL_WIDTH")}
+        environment["PYTHONPATH"] = str(ROOT / "src")
+        if columns:
+            environment["COLUMNS"] = columns
+        for args, sentence in ((["tree", "diff", "--help"], via),
+                               (["search", "--help"], "Search one position of GAME with a search agent; print the chosen move and the root's children.")):
+            shown = subprocess.run(command + args, capture_output=True, text=True, env=environment, timeout=120)
+            assert shown.returncode == 0, shown.stderr
+            assert any(sentence in line for line in shown.stdout.splitlines()), shown.stdout
+
+
 def test_json_output_is_unaffected(tmp_path) -> None:
     save_tree(random_mcts_tree(60, seed=1), tmp_path / "t.tree")
     result = run("tree", "info", tmp_path / "t.tree", "--json")
@@ -119,6 +136,24 @@ def test_library_writers_never_create_folders(tmp_path) -> None:
     with pytest.raises(BoardlabError, match="does not exist"):
         save_tree(random_mcts_tree(5, seed=1), tmp_path / "a" / "t.csv")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_recipes_output_gets_its_folders_made_but_nothing_is_forced(tmp_path) -> None:
+    import pytest
+
+    from boardlab.core.errors import BoardlabError
+    from boardlab.core.files import output_file
+
+    assert output_file(tmp_path / "models" / "deep" / "m.pt", "--out") == tmp_path / "models" / "deep" / "m.pt"
+    assert (tmp_path / "models" / "deep").is_dir() and not (tmp_path / "models" / "deep" / "m.pt").exists()
+    (tmp_path / "afile").write_text("keep me")
+    with pytest.raises(BoardlabError, match="afile is not a folder"):
+        output_file(tmp_path / "afile" / "m.pt", "--out")
+    with pytest.raises(BoardlabError, match=r"cannot create folder .*afile/x for --out"):
+        output_file(tmp_path / "afile" / "x" / "m.pt", "--out")
+    with pytest.raises(BoardlabError, match="it is a folder"):
+        output_file(tmp_path / "models", "--out")
+    assert (tmp_path / "afile").read_text() == "keep me"
 
 
 # --- 8. output files get the user's umask, not mkstemp's 0600

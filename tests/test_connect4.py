@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 from hypothesis import given
@@ -88,12 +89,12 @@ def test_switch_players_hands_the_move_to_the_other_colour():
 
 def test_vertical_horizontal_and_diagonal_wins():
     game = make("connect4")
-    assert game.state_from_moves("4545454").result() == "X wins"
-    assert game.state_from_moves("1122334").result() == "X wins"
+    assert game.state_from_moves("4545454").result() == "Red (X) wins"
+    assert game.state_from_moves("1122334").result() == "Red (X) wins"
     rising = game.state_from_grid(["......."] * 2 + ["...X...", "..XO...", ".XOO...", "XOOX..."])
-    assert rising.result() == "X wins"
+    assert rising.result() == "Red (X) wins"
     falling = game.state_from_grid(["......."] * 2 + ["O......", "XO.....", "XXO....", "XXXO..O"])
-    assert falling.result() == "O wins"
+    assert falling.result() == "Yellow (O) wins"
     assert game.state_from_grid(["......."] * 5 + ["XXX.OOO"]).result() == "in play"
 
 
@@ -145,7 +146,29 @@ def test_text_rendering():
     assert lines[-3] == ". . . X . . ."
     assert lines[-4] == ". . . O . . ."
     assert lines[-2] == "1 2 3 4 5 6 7"
-    assert lines[-1] == "X to move"
+    assert lines[-1] == "Red (X) to move"
+    assert str(make("connect4").state_from_moves("445")).splitlines()[-1] == "Yellow (O) to move"
+    assert str(make("connect4").state_from_moves("4545454")).splitlines()[-1] == "Red (X) wins"
+
+
+def test_the_terminal_names_each_player_one_way():
+    """search and play name the players as the game declares them (Red, Yellow), on the board's lines too."""
+    from typer.testing import CliRunner
+
+    from boardlab.cli import app
+
+    runner = CliRunner()
+    searched = runner.invoke(app, ["search", "--game", "connect4", "--position", "4,4,5", "--agent", "mcts:iterations=50"])
+    assert searched.exit_code == 0, searched.output
+    assert "Yellow (O) to move" in searched.stdout and "(Yellow to move)" in searched.stdout
+    # a person playing Red fills the columns from the left (a full one is refused and the next typed): the game ends
+    played = runner.invoke(app, ["play", "connect4", "--agent", "random:seed=1", "--seed", "3"],
+                           input="".join(f"{column}\n" * 6 for column in range(1, 8)))
+    final = played.stdout.split("result:")[0].rstrip().splitlines()[-1]
+    assert final in ("Red (X) wins", "Yellow (O) wins", "tie"), played.output
+    assert "Red (X) to move" in played.stdout  # the board the person is shown before each move
+    for output in (searched.stdout, played.stdout):
+        assert not re.search(r"^[XO] (to move|wins)", output, re.MULTILINE)  # a glyph alone never names a player
 
 
 def test_clone_is_independent():

@@ -157,11 +157,12 @@ def test_known_endgames():
     state.apply_action(state.string_to_action("f"))
     assert state.is_terminal() and state.current_player() < 0
     assert state.stores() == (22, 26) and state.returns() == [-1.0, 1.0]
-    assert "North wins 22-26" in str(state)
+    assert str(state).splitlines()[-1] == "North wins 26-22"
     # a capture that empties North's side ends it; South sweeps the rest
     state = game.state_from_board([1, 0, 0, 0, 0, 3], [0, 0, 0, 0, 4, 0], (20, 20))
     state.apply_action(0)
     assert state.is_terminal() and state.stores() == (28, 20) and state.returns() == [1.0, -1.0]
+    assert str(state).splitlines()[-1] == "South wins 28-20"
     # chained extra turns: e ends in the store, then f does, and South's side is empty
     state = game.state_from_board([0, 0, 0, 0, 2, 0], [0, 0, 0, 0, 0, 1], (23, 22))
     state.apply_action(4)
@@ -174,7 +175,7 @@ def test_known_endgames():
     state = game.state_from_board([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 1, 0], (23, 23))
     state.apply_action(5)  # an equal split is a draw
     assert state.is_terminal() and state.stores() == (24, 24) and state.returns() == [0.0, 0.0]
-    assert state.observation()["result"] == "draw"
+    assert state.observation()["result"] == "draw" and str(state).splitlines()[-1] == "draw 24-24"
     # a position with an empty side is over from the start
     assert game.state_from_board([0] * 6, [1] * 6, (20, 21)).returns() == [-1.0, 1.0]
 

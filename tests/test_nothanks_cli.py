@@ -131,10 +131,7 @@ def test_network_agrees_with_the_expert_in_real_games():
 def test_train_then_evaluate_on_the_command_line(tmp_path):
     out = tmp_path / "m" / "net.pt"
     args = ["train", "nothanks-imitation", "--states", "120", "--epochs", "15", "--seed", "2", "--out", str(out), "--json"]
-    refused = runner.invoke(app, args)  # an output file's folder must exist: it is never made
-    assert refused.exit_code == 2 and "folder" in refused.stderr and not out.parent.exists()
-    out.parent.mkdir()
-    result = runner.invoke(app, args)
+    result = runner.invoke(app, args)  # a recipe makes the folder of its model
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["split"] == {"fit": 86, "validation": 10, "test": 24}
@@ -168,6 +165,24 @@ def test_train_then_evaluate_on_the_command_line(tmp_path):
     (tmp_path / "m" / "net.metrics.json").unlink()
     result = runner.invoke(app, ["evaluate", str(out), "--states", "20", "--plot", str(curve)])
     assert result.exit_code == 2 and "net.metrics.json" in result.stderr
+
+
+def test_the_recipes_own_example_runs_in_a_fresh_folder(tmp_path, monkeypatch):
+    """The command its --help shows (models/nothanks.pt, a folder a fresh checkout does not have) works as written."""
+    import re
+    import shlex
+
+    from boardlab.cli.nothanks import train
+
+    shown = runner.invoke(app, ["train", "nothanks-imitation", "--help"])
+    example = re.search(r"\[b\](boardlab train nothanks-imitation .*?)\[/\]", train.__doc__).group(1)
+    assert example in shown.stdout  # the example the user reads
+    monkeypatch.chdir(tmp_path)
+    words = shlex.split(example)
+    result = runner.invoke(app, [*words[1:], "--epochs", "5", "--json"])  # fewer epochs: the example's files, sooner
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["model"] == "models/nothanks.pt"
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["nothanks.config.json", "nothanks.metrics.json", "nothanks.pt"]
 
 
 def test_cli_refuses_unknown_names_and_bad_files(tmp_path):

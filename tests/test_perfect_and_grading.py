@@ -257,3 +257,18 @@ def test_bad_input_is_one_line(args, message):
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert message in result.output
+
+
+@pytest.mark.parametrize("command", ["grade random", "solve"])
+def test_a_missing_pons_benchmark_file_says_what_it_is_and_where_to_get_it(command, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # 'Test_L1_R2' as the docs once wrote it: a file in the current folder
+    for given in ("Test_L1_R2", str(tmp_path / "pons" / "Test_L1_R3")):
+        result = runner.invoke(app, [*command.split(), "--positions", given])
+        assert result.exit_code == 2
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and given in lines[0], result.stderr
+        assert "Pascal Pons' Connect Four benchmark files" in lines[0] and "boardlab does not ship" in lines[0]
+        assert "http://blog.gamesolver.org/solving-connect-four/02-test-protocol/" in lines[0]
+        assert all(name in lines[0] for name in ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3"))
+    other = runner.invoke(app, [*command.split(), "--positions", "my-set.txt"])
+    assert other.exit_code == 2 and "does not exist" in other.stderr and "Pons" not in other.stderr

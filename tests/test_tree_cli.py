@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from boardlab.cli import app
 from boardlab.trees.generate import random_mcts_tree
-from boardlab.trees.io import save_tree
+from boardlab.trees.io import load_tree, save_tree
 from boardlab.trees.layout import tidy_layout
 
 runner = CliRunner()
@@ -67,6 +69,44 @@ def test_diff_and_render_with_diff(tmp_path) -> None:
     data = json.loads(result.output)
     assert data["width"] == 900 and data["by_depth_parity"] and 1 < data["nodes_drawn"] < 500
     assert (tmp_path / "b.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def consecutive_searches(folder, game: str, position: str) -> tuple[Path, Path, list[str]]:
+    """Two trees as two turns of a game make them, saved by ``boardlab search --save``: a search of
+    ``position``, then one of the position after the move it chose and the reply it expected (its
+    most visited answer). Returns the two files and those two moves."""
+    first = run("search", "--game", game, "--position", position, "--agent", "mcts:iterations=3000", "--seed", "1",
+                "--save", folder / "a.tree", "--json")
+    assert first.exit_code == 0, first.output
+    best = json.loads(first.stdout)["best_move"]
+    earlier = load_tree(folder / "a.tree")
+    chosen = next(int(c) for c in np.flatnonzero(earlier.parent == 0) if earlier.move[int(c)] == best)
+    answers = np.flatnonzero(earlier.parent == chosen)
+    reply = earlier.move[int(answers[np.argmax(earlier.visits[answers])])]
+    later = ",".join(move for move in (position, best, reply) if move)
+    second = run("search", "--game", game, "--position", later, "--agent", "mcts:iterations=3000", "--seed", "2",
+                 "--save", folder / "b.tree")
+    assert second.exit_code == 0, second.output
+    return folder / "a.tree", folder / "b.tree", [best, reply]
+
+
+@pytest.mark.parametrize("game, position", [("connect4", "4,4"), ("mancala", "c,d")])
+def test_diff_of_two_consecutive_searches_starts_at_the_later_root(tmp_path, game, position) -> None:
+    """The later search's root is the earlier tree's node two moves down; tree diff finds it by its
+    position (the root's label names the game, inner nodes' do not) as --via finds it by the moves."""
+    a, b, moves = consecutive_searches(tmp_path, game, position)
+    found = json.loads(run("tree", "diff", a, b, "--json").stdout)
+    told = json.loads(run("tree", "diff", a, b, "--via", ",".join(moves), "--json").stdout)
+    earlier = load_tree(a)
+    node = 0
+    for move in moves:
+        node = next(int(c) for c in np.flatnonzero(earlier.parent == node) if earlier.move[int(c)] == move)
+    assert found["old_root"] == told["old_root"] == node > 0
+    assert found["notes"] == [f"later root's state found at earlier node {node} (subtree reuse)"]
+    assert {k: v for k, v in found.items() if k != "notes"} == {k: v for k, v in told.items() if k != "notes"}
+    assert 1 < found["matched"] < found["nodes_after"] and found["root_visits_delta"] > 0
+    text = run("tree", "diff", a, b).stdout
+    assert "not in the earlier tree" not in text and f"found at earlier node {node}" in text
 
 
 def test_bad_files_give_one_clear_line(tmp_path) -> None:

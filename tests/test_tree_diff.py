@@ -76,3 +76,16 @@ def test_hash_collisions_cannot_produce_wrong_matches(monkeypatch) -> None:
     for j, i in enumerate(d.new_to_old):
         if i >= 0:
             assert pb[i] == pa[j]
+
+
+def test_the_later_root_is_found_by_its_position_not_its_label() -> None:
+    """A root's label names the game ('[connect4] 44'), an inner node's is the position alone ('4453')."""
+    before = Tree.from_parents([-1, 0, 1, 1], ["", "5", "3", "4"], [9, 8, 5, 3], [0] * 4, [0.0] * 4,
+                               ["[connect4] 44", "445", "4453", "4454"])
+    after = Tree.from_parents([-1, 0, 0], ["", "1", "2"], [20, 12, 8], [0] * 3, [0.0] * 3, ["[connect4] 4453", "44531", "44532"])
+    d = diff(before, after)
+    assert d.old_root == 2 and d.new_to_old.tolist() == [2, -1, -1] and d.summary()["root_visits_delta"] == 15
+    assert d.notes == ["later root's state found at earlier node 2 (subtree reuse)"]
+    other_game = Tree.from_parents([-1, 0], ["", "1"], [3, 3], [0, 0], [0.0, 0.0], ["[connect4:rows=5] 4453", "44531"])
+    d = diff(before, other_game)
+    assert d.old_root == 0 and d.notes == ["the trees are of different games (connect4, connect4:rows=5); matched root to root"]

@@ -210,8 +210,9 @@ def test_recipe_on_the_command_line(tmp_path):
     assert 0 <= report["test"]["accuracy"] <= 1 and (tmp_path / "net.curves.png").exists()
     again = runner.invoke(app, args[:-1] + ["--lr", "0.1", "--json"])
     assert again.exit_code != 0 and "other settings" in again.output  # a run with other settings is refused
-    refused = runner.invoke(app, ["train", "ttr-classifier", "--out", str(tmp_path / "no" / "x.pt")])
-    assert refused.exit_code == 2 and "does not exist" in refused.output
+    (tmp_path / "afile").write_text("")  # a model's folders are made, but a file in the way is refused before any work
+    refused = runner.invoke(app, ["train", "ttr-classifier", "--out", str(tmp_path / "afile" / "x.pt")])
+    assert refused.exit_code == 2 and "afile is not a folder" in refused.output
 
 
 def test_evaluate_reports_the_held_out_games(tmp_path):

@@ -221,6 +221,25 @@ def test_upload_view_export_round_trip(client, tmp_path):
     assert header["meta"]["has_previous"] and "diff" in arrays and len(arrays["diff"]) == 3500
 
 
+def test_uploaded_consecutive_searches_differ_from_the_later_root(client, tmp_path):
+    """Two trees of two turns uploaded in sequence: the viewer's differences of the later one are
+    those of the earlier tree's node the later search started from (found by its position, as
+    tree diff finds it), not of a root-to-root match of two different positions."""
+    from test_tree_cli import consecutive_searches
+
+    from boardlab.trees.diff import diff
+
+    a, b, moves = consecutive_searches(tmp_path, "connect4", "4,4")
+    ids = [client.post("/api/uploads", params={"name": path.name}, content=path.read_bytes()).json()["id"] for path in (a, b)]
+    header, arrays = unpack_tree(client.get(f"/api/uploads/{ids[1]}/data", params={"prev": ids[0]}).content)
+    expected = diff(load_tree(a), load_tree(b), via=moves)
+    flags = np.zeros(header["nodes"], dtype=np.uint8)
+    flags[expected.changed] = 2
+    flags[expected.added] = 1
+    assert np.array_equal(arrays["diff"], flags)
+    assert flags[0] == 2 and np.count_nonzero(flags == 0) + np.count_nonzero(flags == 2) > 1  # a real overlap
+
+
 def test_uploads_are_checked_limited_and_kept_inside_the_data_folder(tmp_path):
     data = tmp_path / "data"
     with TestClient(create_app(data, max_upload=4096)) as client:

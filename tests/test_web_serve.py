@@ -152,3 +152,52 @@ def test_a_real_server_stays_responsive_bounded_and_stoppable_with_million_secon
     assert last is not None
     if isinstance(last, httpx.Response):
         assert last.status_code in (409, 503), last.text
+
+
+def test_ctrl_c_stops_the_server_and_its_workers_without_a_traceback(tmp_path):
+    """Ctrl+C in a terminal sends SIGINT to the whole foreground process group: the server, its fork
+    server and every AI worker. The server handles the stop; the workers must not each print a
+    KeyboardInterrupt traceback (as `make run` showed), and nothing of the group may stay behind."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(p) for p in sys.path if p]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "boardlab", "serve", "--port", "0", "--temporary", "--json", "--ai-workers", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        start_new_session=True,  # its own process group, as a terminal gives a foreground job
+    )
+    try:
+        url = json.loads(proc.stdout.readline())["url"]
+        http = httpx.Client(base_url=url, timeout=30)
+        deadline = time.monotonic() + 120
+        while True:  # listening (the port is bound before it listens), every worker started and waiting for jobs
+            try:
+                status = http.get("/api/status").json()
+            except httpx.TransportError as exc:
+                status = exc
+            if isinstance(status, dict) and all(status[pool]["ready"] == status[pool]["workers"] for pool in ("ai", "trees")):
+                break
+            assert time.monotonic() < deadline, status
+            time.sleep(0.1)
+        game = http.post("/api/games", json={"game": "chess", "mode": "ai-ai", "ai": {"agent": "mcts", "time": 30}, "seed": 1})
+        assert game.status_code == 200, game.text
+        asked = threading.Thread(target=lambda: httpx.post(f"{url}api/games/{game.json()['id']}/ai-move", timeout=60),
+                                 daemon=True)
+        asked.start()  # a search in flight when Ctrl+C comes
+        while not http.get("/api/status").json()["ai"]["running"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        http.close()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    gone_by = time.monotonic() + 10
+    while True:  # the workers, the fork server and the resource tracker end with the server
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < gone_by, "processes of the server's group are still running"
+        time.sleep(0.1)

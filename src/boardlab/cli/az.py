@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Annotated, Optional
@@ -20,7 +21,7 @@ def _opt(flag: str, text: str):
 
 def train(
     game: Annotated[Optional[str], _opt("--game", "Game spec to learn (e.g. connect4, mancala, connect4:rows=4,cols=5,k=3). Default connect4.")] = None,
-    out: Annotated[Optional[Path], _opt("--out", "Run folder (created; its parent must exist). Default runs/az-<game>. Running the command again resumes the run in it, after a kill too.")] = None,
+    out: Annotated[Optional[Path], _opt("--out", "Run folder (created, with the folders above it). Default runs/az-<game>. Running the command again resumes the run in it, after a kill too.")] = None,
     iterations: Annotated[Optional[int], _opt("--iterations", "Iterations to reach (self-play, then learning). Default 100; the one setting a resumed run may change.")] = None,
     games: Annotated[Optional[int], _opt("--games", "Self-play games per iteration. Default 64.")] = None,
     lockstep: Annotated[Optional[int], _opt("--lockstep", "Games played in lockstep in one process (their leaves share one forward pass); chunks of this size go to the workers. Default 64.")] = None,
@@ -60,7 +61,7 @@ def train(
                                            "first_player_return, mean_moves, hours, cpu_hours, eval when evaluated).")] = False,
 ) -> None:
     """Train a policy-value network by self-play with PUCT search (AlphaZero); play it with [b]az:path=RUN/model.pt[/]."""
-    from boardlab.core.files import check_output_folder
+    from boardlab.core.files import check_output_folder, make_parents
     from boardlab.core.registry import make
     from boardlab.experiments.az_training import AZConfig, Trainer, load_run_config
 
@@ -80,7 +81,7 @@ def train(
         given["game"] = make(game).spec()  # a wrong game spec fails before a folder is made
     if out is None:
         out = Path("runs") / f"az-{re.sub(r'[^A-Za-z0-9]+', '_', given.get('game', 'connect4'))}"
-    folder = check_output_folder(out, "--out")
+    folder = check_output_folder(make_parents(out, "--out"), "--out")  # runs/ is made in a fresh folder
     base = asdict(load_run_config(folder)) if (folder / "config.json").is_file() else {}
     if base and game is not None and base["game"] != given["game"]:
         raise BoardlabError(f"{folder}: this run learns {base['game']}, not {given['game']}")
@@ -118,7 +119,12 @@ def train(
                   f"{result['hours'] * 60:.1f} min of self-play and learning")
     if evals:
         console.print("last evaluation: " + ", ".join(f"{k} {100 * v:.1f} %" for k, v in evals[-1].items() if v is not None))
-    console.print(f"play it: boardlab play {spec} az:path={folder / 'model.pt'}")
+    console.print(f"play it: {play_command(spec, folder / 'model.pt')}", markup=False)
+
+
+def play_command(spec: str, model: Path) -> str:
+    """The ``boardlab play`` command line that plays ``model`` (quoted for a POSIX shell, to be copied as it is)."""
+    return f"boardlab play {shlex.quote(spec)} --agent {shlex.quote(f'az:path={model}')}"
 
 
 def _model_file(model: Path) -> Path:

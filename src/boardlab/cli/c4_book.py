@@ -14,7 +14,7 @@ import typer
 
 from boardlab.cli.app import console, print_json
 from boardlab.cli.plugin import Recipe
-from boardlab.core.files import check_output_file
+from boardlab.core.files import check_output_file, output_file
 from boardlab.core.errors import BoardlabError
 
 DEFAULT_OUT = Path("src/boardlab/data/connect4_book.npz")
@@ -79,9 +79,12 @@ def train(
 
     if books and not merge:
         raise BoardlabError(f"BOOK arguments ({books[0]}, ...) go with --merge")
-    check_output_file(out, "--out")  # before hours of solving
     if merge and check is not None:
         raise BoardlabError("give --merge or --check, not both")
+    if check is None:
+        output_file(out, "--out")  # before hours of solving
+    else:
+        check_output_file(out, "--out")  # the book to check is read: no folder is made for it
     if seat not in SEATS:
         raise BoardlabError(f"--seat must be one of {', '.join(SEATS)}, not {seat!r}")
     try:

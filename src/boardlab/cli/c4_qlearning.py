@@ -16,7 +16,7 @@ from rich.table import Table
 
 from boardlab.cli.app import JSON_HELP, console, err_console, print_json, progress_bar
 from boardlab.cli.plugin import Experiment, Recipe
-from boardlab.core.files import check_output_file
+from boardlab.core.files import check_output_file, output_file
 from boardlab.core.errors import BoardlabError
 
 RUNS_HELP = "Folder holding the runs (<config>-<n>/)."
@@ -85,7 +85,7 @@ def train(
             raise BoardlabError("--kernel goes with CONFIG (a new run) or --resume RUN")
         check_kernel(kernel, "--kernel")
     if out is not None:
-        check_output_file(out, "--out")
+        output_file(out, "--out")
     if list_runs:
         rows = run_summaries(runs_dir)
         if json_out:

@@ -14,7 +14,7 @@ import typer
 
 from boardlab.cli.app import console, print_json, progress_bar
 from boardlab.cli.plugin import Recipe
-from boardlab.core.files import check_output_file
+from boardlab.core.files import output_file
 
 
 def train(
@@ -42,7 +42,7 @@ def train(
     config = recipe_work.TuneConfig(players=players, opponents=opponents, generations=generations, population=population,
                                     elite=elite, boards=boards, validation_boards=validation_boards, maps=maps, seed=seed)
     config.check()
-    check_output_file(out, "--out")
+    output_file(out, "--out")
     run_file = out.with_name(f"{out.stem}.run-{players}p.json")
     png = out.with_name(f"{out.stem}-{players}p.png")
     game = game_for_players("dicewars", players)

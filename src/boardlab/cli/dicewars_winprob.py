@@ -15,7 +15,7 @@ import typer
 from boardlab.cli.app import console, print_json, progress_bar
 from boardlab.cli.plugin import Recipe
 from boardlab.core.errors import BoardlabError
-from boardlab.core.files import check_output_file
+from boardlab.core.files import check_output_file, output_file
 
 FORECASTS = ("net", "wpm", "share", "wpm-course")
 #: --hidden, --dropout and --every when not given: the study's sizes for its network, and every 8th board
@@ -93,7 +93,7 @@ def train(
     config.check()
     if split not in study.SPLITS:
         raise BoardlabError(f"--split must be one of {', '.join(study.SPLITS)}, not {split!r}")
-    check_output_file(out, "--out")
+    output_file(out, "--out")
     for path, option in ((data, "--data"), (markdown, "--markdown")):
         if path is not None:
             check_output_file(path, option)

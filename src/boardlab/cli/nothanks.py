@@ -17,7 +17,7 @@ from rich.table import Table
 from boardlab.cli.app import console, print_json, progress_bar
 from boardlab.cli.plugin import Experiment, Recipe
 from boardlab.core.errors import SpecError
-from boardlab.core.files import check_output_file
+from boardlab.core.files import check_output_file, output_file
 
 
 def train(
@@ -45,7 +45,7 @@ def train(
     config = TrainConfig(states=states, epochs=epochs, seed=seed, test_fraction=test_fraction,
                          patience=patience, batch_size=batch_size, lr=lr, schedule=schedule, generator=generator, labels=labels)
     config.check()
-    check_output_file(out, "--out")  # before training: its folder must exist
+    output_file(out, "--out")  # before training (models/ is made in a fresh folder)
     with progress_bar("training") as progress:
         task = progress.add_task("train", total=epochs, note="")
 

@@ -80,7 +80,9 @@ def solve(
         return
 
     if not positions.exists():
-        raise BoardlabError(f"positions file {positions} does not exist")
+        from boardlab.solvers.grading import missing_positions_file
+
+        raise missing_positions_file(positions, "positions file")
     lines = read_positions(read_text(positions, "positions file").splitlines(), str(positions))
     total_seconds = total_nodes = mismatches = checked = 0
     with _progress("solve", len(lines)) as progress:
@@ -123,7 +125,8 @@ def grade(
     positions: Path = typer.Option(
         None, "--positions",
         help="Grading set file (MOVES BEST S1..S7 per line) or one of Pascal Pons' benchmark files (MOVES SCORE per line: "
-             "the chosen move is then solved, seconds per position in the hardest sets); default: the set shipped with boardlab."),
+             "the chosen move is then solved, seconds per position in the hardest sets; not shipped: Test_L3_R1 ... Test_L1_R3 "
+             "from http://blog.gamesolver.org/solving-connect-four/02-test-protocol/); default: the set shipped with boardlab."),
     limit: int = typer.Option(None, "--limit", min=1, help="Grade only the first N positions of the file.", show_default=False),
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the agent's choices."),
     json_out: bool = typer.Option(

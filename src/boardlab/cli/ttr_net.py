@@ -11,7 +11,7 @@ import typer
 from boardlab.cli.app import console, print_json, progress_bar
 from boardlab.cli.plugin import Experiment, Recipe
 from boardlab.core.errors import BoardlabError
-from boardlab.core.files import check_output_file
+from boardlab.core.files import check_output_file, output_file
 
 
 def _counts(text: str) -> tuple[int, ...]:
@@ -56,7 +56,7 @@ def train(
     data_config.check()
     net_config = NetConfig(epochs=epochs, batch_size=batch_size, lr=lr, loss=loss, scale=scale, seed=seed)
     net_config.check()
-    check_output_file(out, "--out")
+    output_file(out, "--out")
     if data is not None:
         check_output_file(data, "--data")
     with progress_bar("ttr-classifier") as progress:

@@ -13,6 +13,12 @@ computed for nothing); an output folder (``duel --records DIR``, ``report
 --out DIR``) is created if missing, but its parent must exist
 (:func:`output_folder`). Files are then written atomically by
 :func:`boardlab.core.records.write_atomic`.
+
+One exception: what a recipe trains (``boardlab train NAME --out``: a model
+file, a book, a run folder) gets the folders above it made
+(:func:`output_file`, :func:`make_parents`). Recipes' defaults and examples
+put models under ``models/`` and runs under ``runs/``, and a first training in
+a fresh folder must not fail for want of them.
 """
 
 from __future__ import annotations
@@ -136,3 +142,25 @@ def output_folder(path: str | os.PathLike, option: str | None = None) -> Path:
     if not path.is_dir():  # mkdir(exist_ok=True) accepts nothing else, but a race could leave a file
         raise BoardlabError(f"{path} is a file, not a folder")
     return path
+
+
+def make_parents(path: str | os.PathLike, option: str | None = None) -> Path:
+    """Create the missing folders above a recipe's output (see the module docstring); a file in the way,
+    or a folder that cannot be made, is one clear error naming the option."""
+    path = Path(path)
+    folder = path.parent
+    if folder.is_dir():
+        return path
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        pass  # a file where the folder should be: the caller's check names it
+    except OSError as exc:
+        named = f"{option} {path}" if option else str(path)
+        raise BoardlabError(f"cannot create folder {folder} for {named}: {exc.strerror or exc}") from None
+    return path
+
+
+def output_file(path: str | os.PathLike, option: str | None = None) -> Path:
+    """A recipe's output file: its folders are made if missing, then it is checked as :func:`check_output_file` does."""
+    return check_output_file(make_parents(path, option), option)

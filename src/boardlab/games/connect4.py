@@ -5,9 +5,12 @@ Layout (Pascal Pons'): column ``c`` owns bits ``c*H .. c*H+rows-1`` with
 runs never wrap from one column into the next. A board therefore fits a
 64-bit word when ``cols * (rows + 1) <= 64``; that is the size limit.
 
-Player 0 ("X", red in the browser) moves first. Actions are column indices
-``0..cols-1``; moves are written 1-based (``"4"`` is the centre column of a
-7-wide board), as in the Connect Four study and Pons' benchmark sets.
+Player 0, Red, moves first; player 1 is Yellow. Board text and the set-up
+notation draw their stones as ``X`` (Red) and ``O`` (Yellow), and text that
+names a player says both ("Red (X) to move"), so that a board and the lines
+around it, which use the player names, read as one naming. Actions are column
+indices ``0..cols-1``; moves are written 1-based (``"4"`` is the centre column
+of a 7-wide board), as in the Connect Four study and Pons' benchmark sets.
 
 Notation (:meth:`ConnectFourState.notation`): the move string from the empty
 board, one digit per move (``"4453"``, Pons' notation; comma separated on
@@ -366,9 +369,9 @@ class ConnectFourState(State):
         return [[self.cell(r, c) for c in range(self.game.cols)] for r in reversed(range(self.game.rows))]
 
     def result(self) -> str:
-        """``"X wins"``, ``"O wins"``, ``"tie"`` or ``"in play"``."""
+        """``"Red (X) wins"``, ``"Yellow (O) wins"``, ``"tie"`` or ``"in play"``."""
         if self.winner >= 0:
-            return f"{SYMBOLS[self.winner]} wins"
+            return f"{self.side(self.winner)} wins"
         return "tie" if self.is_terminal() else "in play"
 
     def mirror(self) -> "ConnectFourState":
@@ -460,6 +463,10 @@ class ConnectFourState(State):
             return f"{self.game.k} in a row"
         return "the board is full" if self.is_terminal() else None
 
+    def side(self, player: int) -> str:
+        """A player as the text names it: its declared name and its glyph on the board, ``"Red (X)"``."""
+        return f"{self.game.player_name(player)} ({SYMBOLS[player]})"
+
     def __str__(self) -> str:
         lines = []
         for row in self.grid():
@@ -468,5 +475,5 @@ class ConnectFourState(State):
         if self.is_terminal():
             lines.append(self.result())
         else:
-            lines.append(f"{SYMBOLS[self.player]} to move")
+            lines.append(f"{self.side(self.player)} to move")
         return "\n".join(lines)

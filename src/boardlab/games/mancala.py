@@ -437,7 +437,9 @@ class MancalaState(State):
             bottom_labels + "   South",
         ]
         if self.over:
-            lines.append(f"{self.result()} {s_store}-{n_store}")
+            # the winner's score first, as a result is read aloud ("North wins 26-22")
+            first, second = (n_store, s_store) if self.returns()[1] > 0 else (s_store, n_store)
+            lines.append(f"{self.result()} {first}-{second}")
         else:
             lines.append(f"{PLAYER_NAMES[self.player]} to move")
         return "\n".join(lines)

@@ -679,7 +679,14 @@ def is_qlearning_model(path: str | Path) -> bool:
     """Whether ``path`` is a run folder, a checkpoint, a snapshot or a model file of this trainer."""
     path = Path(path)
     if path.is_dir():
-        return is_run(path)
+        if not is_run(path):
+            return False
+        # other trainers' run folders hold a config.json too (train az's): only a config this trainer reads is its own
+        try:
+            load_config(path / "config.json")
+        except BoardlabError:
+            return False
+        return True
     try:
         read_checkpoint(path)
     except BoardlabError:

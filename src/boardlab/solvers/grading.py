@@ -51,6 +51,23 @@ from boardlab.solvers.connect4 import WIDTH, Position, Solver
 GRADING_SET_NAME = "connect4_grading.txt"
 PHASES = ("opening", "middle", "end")
 
+#: Pascal Pons' benchmark files, published with his tutorial (not shipped with boardlab: its
+#: tests use excerpts, tests/data/connect4) and the page they are downloaded from
+PONS_SETS = ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3")
+PONS_PAGE = "http://blog.gamesolver.org/solving-connect-four/02-test-protocol/"
+
+
+def missing_positions_file(path: Path, what: str) -> BoardlabError:
+    """The error for a positions file that is not there; one named as Pons' benchmark files are
+    (``--positions Test_L1_R2``, as the docs once showed it) says what it is and where to get it."""
+    if path.stem in PONS_SETS:
+        return BoardlabError(
+            f"{what} {path} does not exist: {path.stem} is one of Pascal Pons' Connect Four benchmark files "
+            f"({', '.join(PONS_SETS)}), which boardlab does not ship; download it from {PONS_PAGE} "
+            f"and give its path (--positions DIR/{path.stem})"
+        )
+    return BoardlabError(f"{what} {path} does not exist")
+
 
 def phase_of(stones: int) -> str:
     """Game phase of a position with this many stones on the board."""
@@ -114,7 +131,7 @@ def load_grading_set(path: Path | None = None) -> list[GradedPosition]:
         return parse_grading_set(text.splitlines(), f"boardlab/data/{GRADING_SET_NAME}")
     path = Path(path)
     if not path.exists():
-        raise BoardlabError(f"grading set {path} does not exist")
+        raise missing_positions_file(path, "grading set")
     return parse_grading_set(read_text(path, "grading set").splitlines(), str(path))
 
 

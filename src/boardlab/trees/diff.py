@@ -3,8 +3,8 @@
 Nodes are matched by their path of move labels from the root. When the later
 search reused a subtree (its root is a node of the earlier tree, reached by the
 moves played in between), the matching starts there: pass ``via=["e4", ...]``,
-or let :func:`diff` find the earlier node whose state label equals the later
-root's when the two roots' states differ.
+or let :func:`diff` find the earlier node that holds the later root's position
+when the two roots' positions differ (:func:`later_root`).
 
 Vectorised and exact: every node gets a 64-bit hash of its label path (computed
 in preorder, siblings with equal labels told apart by their rank), the later
@@ -24,6 +24,7 @@ import numba
 import numpy as np
 
 from boardlab.core.errors import BoardlabError
+from boardlab.trees.gamelabels import split_root_label
 from boardlab.trees.model import Tree, _subtree_end
 
 
@@ -145,7 +146,8 @@ def _hashes_and_ranks(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _find_state(tree: Tree, label: str) -> int:
-    """Shallowest node whose state label is ``label`` (preorder index ties broken by depth), else -1."""
+    """Shallowest node whose state label is ``label`` (ties broken by preorder index), else -1.
+    The root's label, which carries the game, is compared whole: see :func:`later_root`."""
     target = label.encode("utf-8")
     lengths = tree.state.lengths()
     candidates = np.flatnonzero(lengths == len(target))
@@ -155,6 +157,29 @@ def _find_state(tree: Tree, label: str) -> int:
         return -1
     depth = tree.depth()
     return min(hits, key=lambda i: (depth[i], i))
+
+
+def later_root(before: Tree, after: Tree) -> tuple[int, str]:
+    """The node of ``before`` holding the position ``after``'s search started from, and a note for the
+    reader ("" when the roots hold the same position). 0, with a note saying so, when it is not there.
+
+    The CLI's ``tree diff`` and ``tree render --diff`` and the viewer's differences all come here. A
+    root's state label starts with the game (``[connect4] 445``, :mod:`boardlab.trees.gamelabels`)
+    and an inner node's is the notation alone (``445``), so the later root's notation is looked for
+    among the earlier tree's inner nodes; trees that name two different games never match.
+    """
+    if not len(after) or not len(before) or after.state[0] == before.state[0]:
+        return 0, ""
+    game_before, position_before = split_root_label(before.state[0])
+    game_after, position_after = split_root_label(after.state[0])
+    if game_before is not None and game_after is not None and game_before != game_after:
+        return 0, f"the trees are of different games ({game_before}, {game_after}); matched root to root"
+    if position_after == position_before:
+        return 0, ""
+    found = _find_state(before, position_after)
+    if found > 0:
+        return found, f"later root's state found at earlier node {found} (subtree reuse)"
+    return 0, "root states differ and the later root's state is not in the earlier tree; matched root to root"
 
 
 def _follow(tree: Tree, moves: Sequence[str]) -> int:
@@ -176,14 +201,9 @@ def diff(before: Tree, after: Tree, via: Sequence[str] | None = None) -> TreeDif
         if via:
             notes.append(f"later root matched to the earlier node reached by {' '.join(via)}")
     else:
-        root = 0
-        if len(after) and len(before) and after.state[0] != before.state[0]:
-            found = _find_state(before, after.state[0])
-            if found > 0:
-                root = found
-                notes.append(f"later root's state found at earlier node {found} (subtree reuse)")
-            else:
-                notes.append("root states differ and the later root's state is not in the earlier tree; matched root to root")
+        root, note = later_root(before, after)
+        if note:
+            notes.append(note)
     old_parent, old_lh, old_rank = _hashes_and_ranks(before)
     new_parent, new_lh, new_rank = _hashes_and_ranks(after)
     old_child_count = np.asarray(before.child_count, dtype=np.int64)

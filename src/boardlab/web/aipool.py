@@ -206,6 +206,7 @@ class AIPool:
         return {
             "workers": self.size,
             "started": len(workers),
+            "ready": sum(1 for w in workers if w.ready),
             "queued": self.queue.qsize(),
             "running": running,
             "memory": {"server": rss(), "workers": sum(rss(w.pid) for w in workers), "cap": self.max_memory},

@@ -30,6 +30,7 @@ import contextlib
 import itertools
 import os
 import pickle
+import signal
 import sys
 import threading
 import time
@@ -51,6 +52,9 @@ FILE_RESULT = 2**20
 
 def main(conn, stop, server_pid: int, sys_path: list[str], scratch: str | None = None) -> None:
     """The worker's loop: one job at a time until the pipe closes or the server is gone."""
+    # Ctrl+C reaches every process of the terminal's process group, workers too; the server alone
+    # handles it (it ends its workers), so a worker must not die of it with a KeyboardInterrupt traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for entry in reversed(sys_path):
         if entry not in sys.path:
             sys.path.insert(0, entry)
