@@ -122,3 +122,25 @@ def test_flags_show_no_value_placeholder_in_help():
         options = {line.split()[1]: line for line in result.stdout.splitlines() if line.startswith("│ -")}
         assert re.match(r"│ --json\s+Print", options["--json"]) and re.match(r"│ --help\s+Show", options["--help"])
         assert re.search(r"<\w+>", options[valued]), options[valued]  # e.g. --via <str>
+
+
+def test_help_keeps_every_bracket_of_the_options_help():
+    """Help texts name --json keys like 'moves [of each agent]': rich markup must not swallow them."""
+    import typer
+
+    def commands(group, path):
+        for name, command in getattr(group, "commands", {}).items():
+            yield path + [name], command
+            yield from commands(command, path + [name])
+
+    checked = 0
+    for path, command in commands(typer.main.get_command(app), []):
+        phrases = [p for param in command.params for p in re.findall(r"\[[^\]\[]*\]", getattr(param, "help", "") or "")
+                   if p not in ("[b]", "[/]", "[/b]")]
+        if not phrases:
+            continue
+        shown = " ".join(run(*path, "--help").stdout.split())
+        for phrase in phrases:
+            assert " ".join(phrase.split()) in shown, (path, phrase)
+            checked += 1
+    assert checked >= 5

@@ -37,7 +37,28 @@ def _no_placeholder_for_flags() -> None:
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
 
 
+def _brackets_are_text() -> None:
+    """In help texts only ``[b]...[/]`` is markup: any other bracket is text (``moves [of each agent]``,
+    a proof ``[result, plies]``), where rich markup would swallow it without a word."""
+    import re
+
+    from typer import rich_utils
+
+    make = rich_utils._make_rich_text
+    if getattr(make, "boardlab_brackets", False):
+        return
+
+    def make_rich_text(*, text: str, style: str = "", markup_mode):  # noqa: ANN001
+        if markup_mode == "rich":
+            text = re.sub(r"(?<!\\)\[(?!/?b\]|/\])", r"\\[", text)
+        return make(text=text, style=style, markup_mode=markup_mode)
+
+    make_rich_text.boardlab_brackets = True  # type: ignore[attr-defined]
+    rich_utils._make_rich_text = make_rich_text  # type: ignore[assignment]
+
+
 _no_placeholder_for_flags()
+_brackets_are_text()
 
 app = typer.Typer(
     name="boardlab",

@@ -36,7 +36,7 @@ def search(
         help="Print one JSON object: game, position, agent, player, best_move, best_action, engine, simulations, "
         "seconds, simulations_per_second, tree_nodes, saved (path or null), children [{move, action, visits, wins, mean}] "
         "(most visited first; wins: playouts won by the player to move, mean: its mean payout; az adds prior and proof: "
-        "\\[result, plies] with result 1, 0 or -1 for the player to move and the plies to the end after the move, or null).",
+        "[result, plies] with result 1, 0 or -1 for the player to move and the plies to the end after the move, or null).",
     ),
 ) -> None:
     """Search one position of GAME with a search agent; print the chosen move and the root's children."""
