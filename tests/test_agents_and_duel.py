@@ -106,3 +106,10 @@ def test_duel_counts_alternate_seats_and_reproduce():
 def test_duel_refuses_humans():
     with pytest.raises(BoardlabError, match="needs a person"):
         duel(make("connect4"), "human", "random", 2)
+
+
+def test_agents_and_compiled_matches_have_a_readable_repr():
+    from boardlab.agents.base import CompiledMatch
+
+    assert repr(make_agent("mcts:iterations=50")) == "<agent mcts:iterations=50>"
+    assert repr(CompiledMatch(actions=[1, 2], statistics=[None])) == "CompiledMatch(actions=[1, 2], statistics=[None])"

@@ -118,6 +118,9 @@ class Agent:
         play tournaments of such agents faster."""
         return None
 
+    def __repr__(self) -> str:
+        return f"<agent {self.spec}>"
+
 
 @dataclass
 class CompiledMatch:
@@ -125,6 +128,3 @@ class CompiledMatch:
 
     actions: list[int]
     statistics: list[dict[str, Any] | None]
-
-    def __repr__(self) -> str:
-        return f"<agent {self.spec}>"
