@@ -361,7 +361,7 @@ def test_train_az_ends_with_a_play_command_that_plays_the_model(tiny_run):
 
 
 def test_evaluate_knows_a_train_az_run_folder_is_az_s(tiny_run):
-    from boardlab.cli.plugin import recipe_for
+    from boardlab.commands.plugin import recipe_for
 
     folder, _ = tiny_run
     assert recipe_for(folder) == "az" and recipe_for(folder / "model.pt") == "az"

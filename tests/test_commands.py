@@ -32,8 +32,8 @@ from typing import Annotated
 
 import typer
 
-from boardlab.cli.app import print_json
-from boardlab.cli.plugin import Experiment, Recipe
+from boardlab.commands.console import print_json
+from boardlab.commands.plugin import Experiment, Recipe
 
 
 def train(
@@ -183,7 +183,7 @@ def test_a_broken_plugin_is_one_error_line_and_does_not_break_the_list(toy: Path
             plugins.recipes.registered("number", "toy_plugin:not_a_recipe"):
         rows = {r["name"]: r for r in listing("train")}
         assert "no_such_package" in rows["gone"]["error"] and rows["gone"]["summary"] is None
-        assert "not a boardlab.cli.plugin.Recipe" in rows["number"]["error"]
+        assert "not a boardlab.commands.plugin.Recipe" in rows["number"]["error"]
         assert RECIPES <= set(rows)
         assert runner.invoke(app, ["train", "--help"]).exit_code == 0
         for name in ("gone", "number"):
@@ -259,57 +259,6 @@ def test_evaluate_help_and_list_flags_misplaced():
     assert result.exit_code == 2 and "after its name" in result.stderr
 
 
-def deprecation(result, old: str, new: str) -> None:
-    lines = [line for line in result.stderr.splitlines() if "deprecated" in line]
-    assert lines == [f"warning: '{old}' is deprecated and will be removed in the next release; use '{new}'"]
-
-
-def test_old_rl_spellings_still_work_and_say_the_new_one_on_stderr(c4_run: Path, tmp_path: Path):
-    runs = str(c4_run.parent)
-    config = tmp_path / "alias.json"
-    config.write_text(json.dumps(TINY_C4))
-
-    result = runner.invoke(app, ["rl", "train", str(config), "--runs-dir", runs, "--stop-after", "5", "--json"])
-    assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["games_played"] == 5  # stdout is one clean JSON document
-    deprecation(result, "boardlab rl train", "boardlab train c4-qlearning")
-
-    result = runner.invoke(app, ["rl", "runs", "--runs-dir", runs, "--json"])
-    assert {r["run"] for r in json.loads(result.stdout)} == {"tiny-1", "alias-1"}
-    deprecation(result, "boardlab rl runs", "boardlab train c4-qlearning --list-runs")
-
-    model = tmp_path / "alias.pt"
-    result = runner.invoke(app, ["rl", "export", "tiny-1", "--out", str(model), "--runs-dir", runs, "--json"])
-    assert json.loads(result.stdout)["out"] == str(model) and model.is_file()
-    deprecation(result, "boardlab rl export", "boardlab train c4-qlearning --export RUN --out FILE")
-
-    result = runner.invoke(app, ["rl", "rank", "with-random", "tiny-1", "alias-1", "--games", "4", "--runs-dir", runs, "--json"])
-    assert json.loads(result.stdout)["kind"] == "with-random"
-    deprecation(result, "boardlab rl rank", "boardlab experiment c4-ranking")
-
-    result = runner.invoke(app, ["rl", "curve", "tiny-1", "--games", "2", "--runs-dir", runs, "--json"])
-    assert list(json.loads(result.stdout)) == ["tiny-1"]
-    deprecation(result, "boardlab rl curve", "boardlab experiment c4-curves")
-
-    result = runner.invoke(app, ["rl", "train", "--resume", "nope-1", "--runs-dir", runs])
-    assert result.exit_code == 2 and "no run 'nope-1'" in result.stderr
-    deprecation(result, "boardlab rl train", "boardlab train c4-qlearning")
-
-    result = runner.invoke(app, ["rl", "train", "--help"])
-    assert result.exit_code == 0 and "boardlab train c4-qlearning" in result.stdout and "--resume" in result.stdout
-
-
-def test_old_stages_spelling_runs_the_experiment(tmp_path: Path):
-    out = tmp_path / "stages"
-    result = runner.invoke(app, ["rl", "experiment", "c4-stages", "--out", str(out), "--games", "8", "--agents", "1",
-                                 "--eval-games", "2", "--stages", "1", "--json"])
-    assert result.exit_code == 0, result.output
-    results = json.loads(result.stdout)
-    assert [s["stage"] for s in results["stages"]] == [1]
-    assert (out / "tables.md").is_file() and (out / "stage_one.png").is_file()
-    deprecation(result, "boardlab rl experiment c4-stages", "boardlab experiment c4-stages")
-
-
 def test_grading_set_experiment_writes_a_set_that_names_its_command(tmp_path: Path):
     from boardlab.solvers.grading import load_grading_set
 
@@ -324,14 +273,3 @@ def test_grading_set_experiment_writes_a_set_that_names_its_command(tmp_path: Pa
     assert "--pair 'random vs random'" in summary["command"]
     result = runner.invoke(app, ["experiment", "c4-grading-set", "--out", str(out), "--pair", "random"])
     assert result.exit_code == 2 and "'A vs B'" in result.stderr
-
-
-@pytest.mark.parametrize("module, new", [("boardlab.solvers.book", "boardlab train c4-book"),
-                                         ("boardlab.experiments.connect4_grading", "boardlab experiment c4-grading-set")])
-def test_old_module_command_lines_point_to_the_new_commands(module, new, tmp_path):
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, "-m", module, "--out", str(tmp_path / "x")], capture_output=True, text=True)
-    assert done.returncode != 0 and new in done.stderr and done.stdout == ""
-    assert not (tmp_path / "x").exists()

@@ -1,11 +1,12 @@
-"""DESIGN.md's layering: each layer imports only the layers above it in this list."""
+"""The layering of docs/architecture.md: each layer imports only the layers above it in this list."""
 
 import ast
 from pathlib import Path
 
 # adapters (PettingZoo environments, OpenSpiel games and bots) sit on the agents: the arena, the web app
 # and the command line reach them only through the registries
-LAYERS = ["core", "games", "trees", "solvers", "nn", "agents", "bots", "adapters", "arena", "experiments", "web", "cli"]
+LAYERS = ["core", "games", "trees", "solvers", "nn", "agents", "bots", "adapters", "arena", "experiments", "commands",
+          "studies", "web", "cli"]
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "boardlab"
 
 
@@ -44,11 +45,16 @@ def imported_modules(path: Path) -> set[str]:
     return found
 
 
-def test_only_the_cli_holds_command_lines():
-    """Library layers hold no command lines: argparse, click and typer belong to boardlab.cli."""
+#: the layers that may hold command lines: the shared kit, the studies' own commands, the command line
+COMMAND_LAYERS = ("commands", "studies", "cli")
+
+
+def test_only_the_command_layers_hold_command_lines():
+    """Library layers hold no command lines: argparse, click and typer belong to boardlab.cli, the studies'
+    commands and the kit they share (boardlab.commands)."""
     problems = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if (PACKAGE / "cli") in path.parents:
+        if any((PACKAGE / layer) in path.parents for layer in COMMAND_LAYERS):
             continue
         for name in imported_modules(path):
             if name.split(".")[0] in ("argparse", "click", "typer"):
@@ -101,3 +107,16 @@ def test_generic_code_names_no_game():
 def test_the_name_check_catches_a_comparison():
     tree = ast.parse('if game.name == "chess" or kind in ("mancala", "x"):\n    pass\n')
     assert game_name_comparisons(tree, {"chess", "mancala"}) == [1, 1]  # both comparisons of the line
+
+
+def test_studies_never_import_each_other():
+    """A study is one package: what two studies share belongs in a lower layer."""
+    studies = PACKAGE / "studies"
+    problems = []
+    for package in sorted(p for p in studies.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
+        for path in sorted(package.rglob("*.py")):
+            for name in imported_modules(path):
+                parts = name.split(".")
+                if parts[:2] == ["boardlab", "studies"] and len(parts) > 2 and parts[2] != package.name:
+                    problems.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert not problems, "\n".join(problems)

@@ -12,7 +12,6 @@ from boardlab.cli import tree  # noqa: F401  (boardlab tree ...)
 from boardlab.cli import tournament  # noqa: F401
 from boardlab.cli import concepts  # noqa: F401  (train, experiment, evaluate)
 from boardlab.cli import solve  # noqa: F401  (registers commands)
-from boardlab.cli import rl  # noqa: F401  (boardlab rl ...: deprecated spellings)
 from boardlab.cli.app import app
 
 

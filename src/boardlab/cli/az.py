@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from boardlab.cli.app import JSON_HELP, console, err_console, print_json, progress_bar
-from boardlab.cli.plugin import Recipe
+from boardlab.commands.console import JSON_HELP, console, err_console, print_json, progress_bar
+from boardlab.commands.plugin import Recipe
 from boardlab.core.errors import BoardlabError
 
 

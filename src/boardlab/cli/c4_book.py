@@ -12,8 +12,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from boardlab.cli.app import console, print_json
-from boardlab.cli.plugin import Recipe
+from boardlab.commands.console import console, print_json
+from boardlab.commands.plugin import Recipe
 from boardlab.core.files import check_output_file, output_file
 from boardlab.core.errors import BoardlabError
 

@@ -14,8 +14,8 @@ from typing import Annotated, List, Optional
 import typer
 from rich.table import Table
 
-from boardlab.cli.app import JSON_HELP, console, err_console, print_json, progress_bar
-from boardlab.cli.plugin import Experiment, Recipe
+from boardlab.commands.console import JSON_HELP, console, err_console, print_json, progress_bar
+from boardlab.commands.plugin import Experiment, Recipe
 from boardlab.core.files import check_output_file, output_file
 from boardlab.core.errors import BoardlabError
 

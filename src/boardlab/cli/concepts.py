@@ -1,7 +1,7 @@
 """``boardlab train RECIPE``, ``boardlab experiment NAME`` and ``boardlab evaluate MODEL``.
 
 Recipes and experiments are plug-ins (entry points ``boardlab.recipes`` and
-``boardlab.experiments``, see :mod:`boardlab.cli.plugin`); these three commands
+``boardlab.experiments``, see :mod:`boardlab.commands.plugin`); these three commands
 only find them, list them and hand them their arguments.
 """
 
@@ -12,8 +12,9 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.markup import escape
 
-from boardlab.cli import plugin
-from boardlab.cli.app import app, command, console, print_json
+from boardlab.commands import plugin
+from boardlab.commands.console import console, print_json
+from boardlab.cli.app import app, command
 from boardlab.core import plugins
 from boardlab.core.errors import BoardlabError
 

@@ -12,8 +12,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from boardlab.cli.app import JSON_HELP, console, err_console, print_json
-from boardlab.cli.plugin import Experiment
+from boardlab.commands.console import JSON_HELP, console, err_console, print_json
+from boardlab.commands.plugin import Experiment
 
 
 def run(

@@ -12,8 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from boardlab.cli.app import console, print_json, progress_bar
-from boardlab.cli.plugin import Recipe
+from boardlab.commands.console import console, print_json, progress_bar
+from boardlab.commands.plugin import Recipe
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import check_output_file, output_file
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import typer
 
-from boardlab.cli.app import JSON_HELP, command, console, print_json
+from boardlab.commands.console import JSON_HELP, console, print_json
+from boardlab.cli.app import command
 from boardlab.core.errors import BoardlabError
 
 def default_data_folder() -> Path:

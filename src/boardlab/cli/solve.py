@@ -9,7 +9,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from boardlab.cli.app import command, console, err_console, print_json
+from boardlab.commands.console import console, err_console, print_json
+from boardlab.cli.app import command
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import read_text
 

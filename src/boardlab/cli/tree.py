@@ -9,7 +9,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from boardlab.cli.app import JSON_HELP, at_least, command, command_group, console, positive_number, print_json
+from boardlab.commands.console import JSON_HELP, at_least, console, positive_number, print_json
+from boardlab.cli.app import command, command_group
 from boardlab.core.files import check_output_file
 
 tree_app = command_group("tree", "Search-tree files (.tree binary, .csv): info, convert, layout, diff, render.")

@@ -13,8 +13,8 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from boardlab.cli.app import console, print_json, progress_bar
-from boardlab.cli.plugin import Experiment
+from boardlab.commands.console import console, print_json, progress_bar
+from boardlab.commands.plugin import Experiment
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import output_folder
 

@@ -113,7 +113,3 @@ def build_grading_set(
     write_grading_set(Path(out), labelled, header)
     return labelled
 
-
-if __name__ == "__main__":  # the command line moved to boardlab.cli; say where rather than do nothing
-    raise SystemExit("'python -m boardlab.experiments.connect4_grading' has no command line any more: "
-                     "use 'boardlab experiment c4-grading-set' (same options)")

@@ -422,6 +422,3 @@ def describe(event: dict) -> str:
         return f"stopped; {event['book']} positions saved to {event['path']} (rerun to resume)"
     return f"warning: {event['message']}"
 
-
-if __name__ == "__main__":  # the command line moved to boardlab.cli; say where rather than do nothing
-    raise SystemExit("'python -m boardlab.solvers.book' has no command line any more: use 'boardlab train c4-book' (same options)")

@@ -26,7 +26,7 @@ from typer.core import TyperGroup
 
 from boardlab.core import plugins
 from boardlab.core.errors import BoardlabError, SpecError
-from boardlab.cli.app import fail
+from boardlab.commands.console import fail
 
 #: what a recipe or experiment runs: a function typer turns into one command, or a typer app
 Runnable = Callable[..., Any] | typer.Typer
@@ -89,7 +89,7 @@ def load(group: plugins.PluginGroup, name: str, kind: type) -> Any:
     if not isinstance(found, kind):
         raise SpecError(
             f"{group.kind} {name!r}: {group.target(name)} is a {type(found).__name__}, "
-            f"not a boardlab.cli.plugin.{kind.__name__}"
+            f"not a boardlab.commands.plugin.{kind.__name__}"
         )
     return found
 
