@@ -139,8 +139,8 @@ class AZAgent(Agent):
             if not path.is_file():
                 raise SpecError(f"agent 'az': no path= given and no committed model for {game.spec()} "
                                 f"(train one with 'boardlab train az --game {game.spec()}')")
-            self.model_path = path
             self._load(path, game)
+            self.model_path = path  # once loaded: a file that failed to load is tried again next time
         assert self._payload is not None  # loaded with the model, at construction or just above
         check_model_game(self._payload, game, str(self.model_path))
         super().reset(game, player, seed)
