@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test setup clean
+.PHONY: run test typecheck setup clean
 
 run: $(VENV)/.installed
 	$(BIN)/boardlab serve
@@ -15,6 +15,10 @@ test: $(VENV)/.installed
 	command -v chromium >/dev/null || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium; }
 	$(BIN)/python -m pytest -n 2 -q
+
+# the static gate's type check: the packages and settings are in pyproject.toml's [tool.mypy]
+typecheck: $(VENV)/.installed
+	$(BIN)/mypy
 
 setup: $(VENV)/.installed
 

@@ -296,6 +296,21 @@ def test_train_az_json_on_mancala_and_a_rerun_carries_on(tmp_path):
     assert wrong.exit_code != 0 and "learns mancala, not connect4" in wrong.output
 
 
+def test_a_committed_model_that_fails_to_load_fails_alike_on_every_reset(tmp_path, monkeypatch):
+    # the agent noted the default model's path before loading it, so a second reset skipped the
+    # load and crashed on the missing payload (AttributeError) instead of naming the bad file again
+    import boardlab.agents.az as az_module
+
+    bad = tmp_path / "az-connect4.pt"
+    bad.write_bytes(b"not a checkpoint")
+    monkeypatch.setattr(az_module, "default_model_path", lambda game: bad)
+    agent = make_agent("az")
+    for _ in range(2):
+        with pytest.raises(FormatError, match="az-connect4.pt: not a readable PyTorch checkpoint"):
+            agent.reset(make("connect4"), 0, 0)
+    assert agent.model_path is None
+
+
 def test_az_without_a_path_plays_the_committed_mancala_model():
     game = make("mancala")
     agent = make_agent("az:simulations=8", game)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,7 +26,10 @@ from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import Game, State
 from boardlab.core.params import Option, non_negative, one_of, positive
-from boardlab.core.search import FIRST_PLAY_VALUES, solvable
+from boardlab.core.search import FIRST_PLAY_VALUES, DenseNetwork, solvable
+
+if TYPE_CHECKING:  # az_net imports torch, which is loaded with the first model
+    from boardlab.nn.az_net import Evaluator
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -85,8 +88,8 @@ class AZAgent(Agent):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self._evaluator = None
-        self._dense = None  # the network as arrays, for the game's compiled engine (CPU, MLP only)
+        self._evaluator: Evaluator | None = None
+        self._dense: DenseNetwork | None = None  # the network as arrays, for the game's compiled engine (CPU, MLP only)
         self._payload: dict[str, Any] | None = None
         self._trees: list[SearchTreeHandle] = []
         self._solve = False  # whether searches prove results: set by reset, from the option and the game
@@ -136,8 +139,9 @@ class AZAgent(Agent):
             if not path.is_file():
                 raise SpecError(f"agent 'az': no path= given and no committed model for {game.spec()} "
                                 f"(train one with 'boardlab train az --game {game.spec()}')")
-            self.model_path = path
             self._load(path, game)
+            self.model_path = path  # once loaded: a file that failed to load is tried again next time
+        assert self._payload is not None  # loaded with the model, at construction or just above
         check_model_game(self._payload, game, str(self.model_path))
         super().reset(game, player, seed)
         self._trees = []
@@ -162,6 +166,7 @@ class AZAgent(Agent):
         search = self._new_search(state, noise, self._discount())
         deadline = None if self.config["time"] is None else start + self.config["time"]
         if isinstance(search, PUCTSearch):
+            assert self._evaluator is not None  # loaded by reset
             run_simulations([search], self.config["simulations"], self._evaluator.evaluate, self.stop, deadline)
         else:
             search.run(self.config["simulations"], deadline, self.stop)

@@ -76,7 +76,8 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     states = [game.new_initial_state(seed) for seed in seeds]
     rngs = [np.random.default_rng(derive_seed(seed, "az-selfplay")) for seed in seeds]
     actions = game.num_distinct_actions()
-    records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]] = [[] for _ in seeds]
+    #: per game, per move: observation, legal mask, visit shares, mover, ply and the root's search value
+    records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, int, float]]] = [[] for _ in seeds]
     noise = (settings.alpha, settings.noise_weight) if settings.noise_weight > 0 else None
 
     def settle(i: int) -> None:

@@ -50,6 +50,7 @@ import math
 import random
 import threading
 import time
+from collections.abc import Sequence
 from itertools import compress
 from typing import Any
 
@@ -155,7 +156,9 @@ class GenericSearch:
         """The state of a node about to be expanded: its parent's (always kept) plus one move."""
         state = self.states[node]
         if state is None:
-            state = self.states[self.parent[node]].clone()
+            parent_state = self.states[self.parent[node]]
+            assert parent_state is not None  # a parent's state is always kept
+            state = parent_state.clone()
             state.apply_action(self.action[node])
             self.states[node] = state
         return state
@@ -224,7 +227,9 @@ class GenericSearch:
                     best = f + values.index(max(values))
             path.append(best)
             if visits[best] == 0:
-                ret = self._first_visit(best, self.states[node].clone(), iteration)
+                node_state = self.states[node]
+                assert node_state is not None  # kept since the node was expanded
+                ret = self._first_visit(best, node_state.clone(), iteration)
                 break
             node = best
         self._backpropagate(path, ret)
@@ -344,6 +349,7 @@ class GenericSearch:
         return self.visits[0]
 
     def root_children(self) -> list[ChildStats]:
+        ids: Sequence[int]
         if self.hidden:
             ids = sorted((self.kids[0] or {}).values())
         else:
@@ -378,6 +384,8 @@ class GenericSearch:
         return True
 
     def snapshot(self) -> SearchSnapshot:
+        root_notation = self.notation[0] if self.hidden else self.root.notation()
+        assert root_notation is not None  # a determinised search notes its root's notation when it starts
         return SearchSnapshot(
             root=self.root.clone(),
             parent=np.asarray(self.parent, dtype=np.int64),
@@ -389,7 +397,7 @@ class GenericSearch:
             created=np.asarray(self.created, dtype=np.int64),
             moves=list(self.label),
             states=list(self.notation) if self.hidden else None,
-            root_notation=self.notation[0] if self.hidden else self.root.notation(),
+            root_notation=root_notation,
             engine=self.engine,
         )
 

@@ -116,7 +116,7 @@ class PUCTSearch:
                 unvisited = self._first_play_value(f, k)
                 best, best_score = f, -math.inf
                 for ch in range(f, f + k):
-                    if self.solve and self.proof[ch] is not None and self.proof[ch][0] == -1:
+                    if self.solve and (proof := self.proof[ch]) is not None and proof[0] == -1:
                         continue  # proven lost for the player choosing: never worth a simulation
                     n = visits[ch]
                     score = (mean[ch] if n else unvisited) + scale * prior[ch] / (1 + n)
@@ -143,8 +143,8 @@ class PUCTSearch:
                         return None
                 self._pending = (best, path)
                 return state
-            if self.solve and self.proof[best] is not None:  # its result is known: back it up as a finished game's
-                result, plies = self.proof[best]
+            if self.solve and (known := self.proof[best]) is not None:  # its result is known: back it up as a finished game's
+                result, plies = known
                 mover = self.mover[best]
                 self._backup(path, [result if seat == mover else -result for seat in range(self.players)], plies)
                 return None
@@ -177,6 +177,7 @@ class PUCTSearch:
     # --- tree building -------------------------------------------------------------
     def _create(self, node: int) -> State:
         parent_state = self.states[self.parent[node]]
+        assert parent_state is not None  # a node's parent is created before it
         state = parent_state.clone()
         a = self.action[node]
         self.label[node] = parent_state.action_to_string(a)
@@ -203,13 +204,15 @@ class PUCTSearch:
         self.action.extend(actions)
         self.mover.extend([mover] * k)
         self.prior.extend(priors)
-        for column, value in ((self.visits, 0), (self.mean, 0.0), (self.wins, 0), (self.player, -1),
-                              (self.first, -1), (self.nch, 0), (self.created, -1), (self.label, None), (self.states, None),
-                              (self.proof, None)):
+        columns: tuple[tuple[list[Any], Any], ...] = (
+            (self.visits, 0), (self.mean, 0.0), (self.wins, 0), (self.player, -1), (self.first, -1), (self.nch, 0),
+            (self.created, -1), (self.label, None), (self.states, None), (self.proof, None))
+        for column, value in columns:
             column.extend([value] * k)
 
     def _expand(self, node: int, priors: np.ndarray, root: bool) -> None:
         state = self.states[node]
+        assert state is not None  # the pending leaf's state, created when select() reached it
         actions = list(state.legal_actions())
         p = np.asarray(priors, dtype=np.float64)[actions]
         total = p.sum()
@@ -297,7 +300,8 @@ class PUCTSearch:
     def root_proofs(self) -> dict[int, tuple[int, int]]:
         """The root's proven moves: action -> (result for the player to move, plies to the end after it)."""
         f = self.first[0]
-        return {self.action[ch]: self.proof[ch] for ch in range(f, f + self.nch[0]) if self.proof[ch] is not None} if f >= 0 else {}
+        return {self.action[ch]: proof for ch in range(f, f + self.nch[0])
+                if (proof := self.proof[ch]) is not None} if f >= 0 else {}
 
     def root_priors(self) -> dict[int, float]:
         f = self.first[0]

@@ -205,9 +205,9 @@ def map_tasks(fn, items: Sequence, workers: int, backend: str = "process", addre
     with ray_session(max(1, workers), address) as ray:
         remote = ray.remote(_call)  # ray.remote takes functions only, not a functools.partial
         fn_ref = ray.put(fn)
-        pending = [remote.remote(fn_ref, item) for item in items]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
+        refs = [remote.remote(fn_ref, item) for item in items]
+        while refs:
+            done, refs = ray.wait(refs, num_returns=1)
             for ref in done:
                 try:
                     yield ray.get(ref)

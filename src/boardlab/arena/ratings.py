@@ -107,14 +107,16 @@ def _fit(first: np.ndarray, second: np.ndarray, score: np.ndarray, count: np.nda
     return params
 
 
-def _cells(first: np.ndarray, second: np.ndarray, score: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
+def _cells(first: np.ndarray, second: np.ndarray, score: np.ndarray,
+           n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Distinct (seat-0 agent, seat-1 agent, score) cells and how many games fell in each."""
     code = (first * n + second) * 3 + np.rint(score * 2).astype(np.int64)
     cells, counts = np.unique(code, return_counts=True)
     return cells // 3 // n, cells // 3 % n, (cells % 3) / 2.0, counts.astype(float)
 
 
-def _aggregate(a: np.ndarray, b: np.ndarray, s: np.ndarray, counts: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
+def _aggregate(a: np.ndarray, b: np.ndarray, s: np.ndarray, counts: np.ndarray,
+               n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per (a, b) pairing: the games and the points of seat 0, from per-cell counts."""
     pair = a * n + b
     games = np.bincount(pair, weights=counts, minlength=n * n)

@@ -244,6 +244,7 @@ def scores_plot(report: dict[str, Any], games: dict[str, list[GameResult]], path
         if values.size == 0:
             ax.text(0.5, 0.5, "no finished games", ha="center")
             continue
+        bins: np.ndarray | int
         if np.all(values == np.round(values)) and values.max() - values.min() <= 60:
             bins = np.arange(values.min() - 0.5, values.max() + 1.5)  # one bar per whole number
         else:
@@ -276,7 +277,8 @@ def seats_plot(report: dict[str, Any], path: Path) -> None:
         # a seat without advantage wins 1/K of the games (less when draws are common)
         for i, (_, r) in enumerate(rows):
             ax.hlines(100 / r["players"], i - 0.4, i + 0.4, colors="gray", linestyles="dashed",
-                      label="1 / players" if i == 0 else None)
+                      # matplotlib takes label=None (no legend entry), though its stubs say str
+                      label="1 / players" if i == 0 else None)  # type: ignore[arg-type]
         ax.legend(fontsize=8)
         ax.set_xticks(range(len(rows)), labels, rotation=45, ha="right", fontsize=8)
     ax.set_ylabel("win % (Wilson 95 %)")

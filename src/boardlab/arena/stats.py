@@ -37,7 +37,7 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     return low, high
 
 
-def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
+def mean_interval(values: Sequence[float] | np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
     """Mean and its Student-t interval; the interval is the mean itself for fewer than 2 values."""
     x = np.asarray(values, dtype=float)
     if x.size == 0:
@@ -63,17 +63,18 @@ def ranks(returns: Sequence[float]) -> list[float]:
 
 def agent_table(results: Sequence[GameResult], names: Sequence[str]) -> list[dict[str, Any]]:
     """Per agent: games, wins, draws, losses, win rate and mean rank with 95 % intervals."""
-    tallies = [{"wins": 0, "draws": 0, "losses": 0, "ranks": []} for _ in names]
+    tallies = [{"wins": 0, "draws": 0, "losses": 0} for _ in names]
+    seat_ranks: list[list[float]] = [[] for _ in names]
     for result in results:
         for seat, (outcome, rank) in enumerate(zip(outcomes(result.returns), ranks(result.returns))):
-            t = tallies[result.seats[seat]]
-            t["wins" if outcome > 0 else "draws" if outcome == 0 else "losses"] += 1
-            t["ranks"].append(rank)
+            agent = result.seats[seat]
+            tallies[agent]["wins" if outcome > 0 else "draws" if outcome == 0 else "losses"] += 1
+            seat_ranks[agent].append(rank)
     rows = []
-    for number, (name, t) in enumerate(zip(names, tallies)):
+    for number, (name, t, agent_ranks) in enumerate(zip(names, tallies, seat_ranks)):
         games = t["wins"] + t["draws"] + t["losses"]
         low, high = wilson(t["wins"], games)
-        rank, rank_low, rank_high = mean_interval(t["ranks"])
+        rank, rank_low, rank_high = mean_interval(agent_ranks)
         rows.append({
             "agent": name, "number": number, "games": games,
             "wins": t["wins"], "draws": t["draws"], "losses": t["losses"],

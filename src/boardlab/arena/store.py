@@ -20,10 +20,11 @@ import json
 import math
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Concatenate, Iterator, ParamSpec, TypeVar
 
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.files import check_output_file, parse_json
@@ -137,11 +138,15 @@ RECORDED_CONFIG_KEYS = ("resolved_agents",)
 MAX_POINTS = 1e12
 
 
-def _database_errors(method):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _database_errors(method: Callable[Concatenate[ResultStore, _P], _R]) -> Callable[Concatenate[ResultStore, _P], _R]:
     """Turn SQLite's errors inside ``method`` into one clear line naming the store."""
 
     @functools.wraps(method)
-    def wrapper(self: "ResultStore", *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: ResultStore, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.OperationalError as exc:  # locked, a missing table or column in a damaged file
@@ -187,7 +192,8 @@ class ResultStore:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
-        self.db: sqlite3.Connection | None = None
+        self.db: sqlite3.Connection  # set once connected: before that, __init__ can only raise
+        db: sqlite3.Connection | None = None
         try:
             if path is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)  # the user's data folder
@@ -196,7 +202,7 @@ class ResultStore:
             elif not self.path.exists():
                 check_output_file(self.path)  # a new store given by name: its folder must exist
             # isolation_level=None: we open transactions ourselves, one per finished game
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self.db = db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self._check_schema()  # reads only: a foreign database is refused before anything is written
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -206,8 +212,8 @@ class ResultStore:
                 self.db.execute("ALTER TABLE games ADD COLUMN stats TEXT")
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except BaseException as exc:
-            if self.db is not None:
-                self.db.close()
+            if db is not None:
+                db.close()
             if isinstance(exc, sqlite3.DatabaseError):
                 raise FormatError(f"{self.path}: not a boardlab results store ({exc})") from None
             if isinstance(exc, OSError):

@@ -235,6 +235,7 @@ def resume_check(config: TournamentConfig, stored: Mapping[str, Any], where: str
                 "change of an agent's default options since cannot be detected: its stored games may have been "
                 "played by another version of an agent than today's")
     today = config.with_resolved_agents().resolved_agents
+    assert today is not None  # with_resolved_agents records them
     recorded = [{**agent_class(parse_spec(spec)[0]).options_added_since, **old} for spec, old in zip(config.agents, recorded)]
     changed = [(spec, _changes(old, new)) for spec, old, new in zip(config.agents, recorded, today)]
     changed = [(spec, changes) for spec, changes in changed if changes]
@@ -245,7 +246,8 @@ def resume_check(config: TournamentConfig, stored: Mapping[str, Any], where: str
         for spec, changes in changed
     )
     olds = [_old_spec(spec, changes) for spec, changes in changed]
-    again = (f"to play the old ones again, name their old options in their specs ({', '.join(olds)}), which starts "
+    written = [old for old in olds if old is not None]  # all of them where `again` is used
+    again = (f"to play the old ones again, name their old options in their specs ({', '.join(written)}), which starts "
              "a new tournament too, its id coming from the specs; " if all(olds) else "")
     raise BoardlabError(
         f"{where}: tournament {config.id} was begun with other agent options than today's (specs leave out options "

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
@@ -184,7 +185,7 @@ class Game:
         return f"{type(self).__name__}({args})"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.params == self.params  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.params == self.params
 
     def __hash__(self) -> int:
         return hash((self.name, tuple(sorted(self.params.items()))))
@@ -375,6 +376,8 @@ class Symmetry:
 
     observation: np.ndarray
     actions: np.ndarray
+    #: the inverse permutation of ``actions`` (set by __post_init__)
+    _inverse_actions: np.ndarray = dataclass_field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # read-only: one symmetry's arrays serve every batch it transforms

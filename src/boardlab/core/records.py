@@ -41,9 +41,12 @@ class GameRecord:
     #: ``[ply, seed]`` of each time what no seat had seen was drawn afresh (the web app's undo; see
     #: ``Game.state_from_history``); empty for games played straight through
     redraws: list[list[int]] = field(default_factory=list)
+    #: the file the record was loaded from (:meth:`load`), which :meth:`replay`'s errors name; not part of the record
+    source: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         data = {"format": RECORD_FORMAT, **asdict(self)}
+        del data["source"]  # where it was read from is no part of the document
         for key in ("start", "end", "redraws"):
             if not data[key]:
                 del data[key]  # records without them stay as they always were
@@ -163,7 +166,7 @@ class GameRecord:
         what the actions are called, the game is over and its returns are the
         recorded ones. The first disagreement is a :class:`BoardlabError`.
         """
-        where = getattr(self, "source", None)
+        where = self.source
         try:
             return self._replay()
         except BoardlabError as exc:

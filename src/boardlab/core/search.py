@@ -223,10 +223,11 @@ def settled_result(children: Sequence[tuple[int, int] | None]) -> tuple[int, int
     wins = [proof[1] for proof in children if proof is not None and proof[0] == 1]
     if wins:
         return 1, min(wins) + 1
-    if any(proof is None for proof in children):
+    proven = [proof for proof in children if proof is not None]
+    if len(proven) < len(children):  # a child is unproven
         return None
-    result = max(proof[0] for proof in children)
-    plies = [p for r, p in children if r == result]
+    result = max(proof[0] for proof in proven)
+    plies = [p for r, p in proven if r == result]
     return result, (max(plies) if result < 0 else plies[0]) + 1
 
 

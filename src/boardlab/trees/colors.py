@@ -44,6 +44,12 @@ def rgb_of(css: str) -> tuple[int, int, int]:
     return int(text[0:2], 16), int(text[2:4], 16), int(text[4:6], 16)
 
 
+def rgb_tuple(colour: np.ndarray) -> tuple[int, int, int]:
+    """An RGB row of the palette arrays as three ints: ``np.array((214, 39, 40))`` -> ``(214, 39, 40)``."""
+    red, green, blue = (int(c) for c in colour)
+    return red, green, blue
+
+
 @dataclass
 class Palette:
     """Seat colours and names of one game (or the generic palette), with the special codes' colours."""
@@ -91,8 +97,8 @@ def node_colors(player: np.ndarray, depth: np.ndarray, palette: Palette | None =
     if len(player) == 0 or np.all(player == UNKNOWN_PLAYER):
         parity = (np.asarray(depth) % 2).astype(np.int64)
         legend = [
-            ("even depth (player unknown: coloured by depth parity)", tuple(int(c) for c in palette.players[0])),
-            ("odd depth", tuple(int(c) for c in palette.players[1])),
+            ("even depth (player unknown: coloured by depth parity)", rgb_tuple(palette.players[0])),
+            ("odd depth", rgb_tuple(palette.players[1])),
         ]
         return NodeColoring(palette.players[parity], legend, True)
     codes = np.unique(player)
@@ -102,7 +108,7 @@ def node_colors(player: np.ndarray, depth: np.ndarray, palette: Palette | None =
         lookup[code & 0xFF] = colour
     colors = lookup[player.astype(np.int64) & 0xFF]
     order = sorted(table, key=lambda c: (c < 0, c if c >= 0 else -c))
-    legend = [(palette.label(c), tuple(int(v) for v in table[c])) for c in order]
+    legend = [(palette.label(c), rgb_tuple(table[c])) for c in order]
     return NodeColoring(colors.astype(np.uint8), legend, False)
 
 

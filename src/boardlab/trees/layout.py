@@ -287,12 +287,15 @@ def reference_layout(parent: np.ndarray, separation: float = 1.0) -> np.ndarray:
         w = v.left_sibling()
         if w is None:
             return default_ancestor
+        assert v.parent is not None  # v has a left sibling
         vir = vor = v
         vil, vol = w, v.parent.children[0]
         sir, sor, sil, sol = vir.mod, vor.mod, vil.mod, vol.mod
-        while vil.next_right() and vir.next_left():
-            vil, vir = vil.next_right(), vir.next_left()
-            vol, vor = vol.next_left(), vor.next_right()
+        while (next_vil := vil.next_right()) and (next_vir := vir.next_left()):
+            next_vol, next_vor = vol.next_left(), vor.next_right()
+            # the outer contours reach at least as deep as the inner ones
+            assert next_vol is not None and next_vor is not None
+            vil, vir, vol, vor = next_vil, next_vir, next_vol, next_vor
             vor.ancestor = v
             gap = (vil.prelim + sil) - (vir.prelim + sir) + separation
             if gap > 0:

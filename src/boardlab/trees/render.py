@@ -26,6 +26,7 @@ from boardlab.trees.colors import (
     Palette,
     edge_lut,
     node_colors,
+    rgb_tuple,
     visit_levels,
 )
 from boardlab.trees.diff import TreeDiff
@@ -48,7 +49,7 @@ def picture_size(width: int, height: int | None, names: tuple[str, str] = ("widt
     Too small or too large a picture is a :class:`SpecError` naming the limit
     (``names`` are what the caller calls the two numbers, e.g. ``--width``).
     """
-    checked = []
+    checked: list[int] = []
     for name, value, low in ((names[0], width, MIN_WIDTH), (names[1], height, MIN_HEIGHT)):
         if value is None:
             value = round(checked[0] * 0.6)
@@ -213,7 +214,7 @@ def render_png(
     sw = max(10, legend_h // 6)
     entries = list(coloring.legend)
     if diff is not None:
-        entries += [("added since the earlier tree", tuple(int(c) for c in ADDED_COLOR)), ("visits changed", tuple(int(c) for c in CHANGED_COLOR))]
+        entries += [("added since the earlier tree", rgb_tuple(ADDED_COLOR)), ("visits changed", rgb_tuple(CHANGED_COLOR))]
     col_w = max(1, (width // 2 - margin) // max(1, (len(entries) + 1) // 2))
     for k, (label, rgb) in enumerate(entries):
         ex = x_pos + (k // 2) * col_w
