@@ -44,7 +44,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from boardlab.agents.evaluators import evaluator_names, get_evaluator
 from boardlab.agents.registry import agent_class, agent_names
 from boardlab.core.errors import BoardlabError
-from boardlab.core.game import Game
+from boardlab.core.game import TERMINAL, Game
 from boardlab.core.params import parse_spec
 from boardlab.core.registry import game_class, game_names
 from boardlab.trees import gamelabels
@@ -367,7 +367,6 @@ def renderer_file(name: str) -> Path:
     return path
 
 
-
 def create_app(data_dir: str | Path | None = None, max_upload: int | None = None, workers: int = 4,
                limits: ServerLimits | None = None, clock: Callable[[], float] = time.time,
                prestart_workers: bool = False) -> FastAPI:
@@ -639,16 +638,21 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         info["player_name"] = source.game.player_name(info["player"]) if source.game and info["player"] >= 0 else None
         info["notation"] = gamelabels.node_notation(source.tree, node)
         info["board"] = None
-        if source.game is not None:
+        game = source.game
+        if game is not None:
+            # the spectator's view: a tree may be looked at by anyone its game is shown to, so its
+            # boards show only what every seat sees (in games of hidden information, the notation's public view)
             try:
-                state = gamelabels.state_at(source.tree, node, source.game)
+                observation = game.observation_from_notation(info["notation"], None)
             except (BoardlabError, ValueError):
-                pass  # a label the game cannot read back (hidden information, a foreign tree): no board
-            else:
-                observation = state.observation(None)
-                info["board"] = {"game": source.game.name, "spec": source.game.spec(), "params": dict(source.game.params),
+                observation = None  # a label the game cannot read back (a foreign tree): no board
+            if observation is not None:
+                to_move = observation.get("to_move")
+                info["board"] = {"game": game.name, "spec": game.spec(), "params": dict(game.params),
                                  "board": observation.get("board"), "text": observation.get("text", ""),
-                                 "to_move": observation.get("to_move"), "playable": not state.is_terminal()}
+                                 "to_move": to_move,
+                                 # a new game can start only where the notation fixes the whole state
+                                 "playable": not game.has_hidden_information and to_move != TERMINAL}
         return info
 
     async def export(source: TreeSource, fmt: str, stem: str) -> Response:
