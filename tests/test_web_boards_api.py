@@ -1,5 +1,5 @@
 """What the page draws, as the API serves it: a tree node's board in every game (hidden information
-included, from the node's public notation) (the API's documentation page too)."""
+included, from the node's public notation), and the API's documentation page with nothing from other hosts."""
 
 from __future__ import annotations
 
@@ -92,3 +92,16 @@ def test_every_node_of_an_uploaded_tree_has_its_board(client, tmp_path, spec):
         assert shown["playable"] == (not game.has_hidden_information and not truth.is_terminal())
     if game.name == "tickettoride":
         assert "hand" not in shown["board"] and "tickets" not in shown["board"]  # nobody's cards or tickets
+
+
+def test_the_api_documentation_asks_no_other_host(client):
+    page = client.get("/api/docs")
+    assert page.status_code == 200 and "swagger-ui" in page.text
+    assert not re.search(r"https?://", page.text), "the documentation page refers to another host"
+    files = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert {f.rsplit("/", 1)[1] for f in files} == {"swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"}
+    for url in files:
+        answer = client.get(url)
+        assert answer.status_code == 200 and len(answer.content) > 100, url
+    assert client.get("/api/docs/files/other.js").status_code == 404
+    assert client.get("/api/openapi.json").status_code == 200
