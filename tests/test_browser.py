@@ -641,8 +641,9 @@ def test_an_openspiel_game_is_chosen_by_name_in_the_page_and_played(page):
     page.click("#start")
     page.wait_for_selector("#game:not([hidden])")
     settled(page)
-    assert page.locator(".move-button").count() == 25  # a button per cell: no renderer, the generic board
-    assert "." in page.text_content(".board-text")
-    page.click(".move-button >> nth=12")
+    # hex's observation tensor is a grid of cells and its actions are the cells: the grid board, clicked
+    assert page.locator(".grid-cell").count() == 25 and page.locator(".grid-cell.playable").count() == 25
+    page.click(".grid-cell.playable[data-row='2'][data-col='2']")
     page.wait_for_function("Number(document.body.dataset.moves) >= 2 && document.body.dataset.busy === '0'")
-    assert page.locator(".move-button").count() == 23  # the person's stone and the bot's answer
+    assert page.locator(".grid-cell.playable").count() == 23  # the person's stone and the bot's answer
+    assert page.get_attribute(".grid-cell[data-row='2'][data-col='2']", "data-value") not in ("-1", "4")  # a stone, not empty
