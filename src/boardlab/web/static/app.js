@@ -562,7 +562,8 @@ function treesClosed() {
   const agents = game.seats.filter((s) => s !== "human").map((s) => s.split(":")[0]);
   if (!agents.length) return "no AI plays in this game, so there are no search trees";
   if (!agents.some((name) => (agentEntry(name) || {}).searches)) {
-    return `${[...new Set(agents)].join(" and ")} choose${agents.length > 1 ? "" : "s"} without a search tree`;
+    const names = [...new Set(agents)];
+    return `${names.join(" and ")} choose${names.length > 1 ? "" : "s"} without a search tree`;
   }
   return game.terminal ? "no AI move built a search tree in this game" : "the AI has not searched yet";
 }
@@ -577,7 +578,10 @@ function drawResult() {
   const names = (seats) => seats.map((p) => playerName(game, p));
   const mine = game.mode === "human-ai" && game.viewer !== null && game.viewer !== undefined ? game.viewer : null;
   let headline, outcome;
-  if (result.draw) {
+  if (result.draw && Math.max(...result.returns) < 0) {
+    headline = "Nobody wins"; // a game every player loses alike (Dice Wars cancels a game that stalls)
+    outcome = "lost";
+  } else if (result.draw) {
     headline = "Draw";
     outcome = "draw";
   } else if (mine !== null) {
@@ -594,10 +598,7 @@ function drawResult() {
   table.replaceChildren();
   table.hidden = !scores;
   if (scores) {
-    const head = document.createElement("tr");
-    head.append(Object.assign(document.createElement("th"), { textContent: "" }),
-      Object.assign(document.createElement("th"), { textContent: scores.label }));
-    table.appendChild(head);
+    table.appendChild(Object.assign(document.createElement("caption"), { textContent: scores.label }));
     scores.values.forEach((value, p) => {
       const row = document.createElement("tr");
       row.dataset.seat = String(p);
