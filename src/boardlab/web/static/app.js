@@ -611,7 +611,8 @@ function drawResult() {
       table.appendChild(row);
     });
   }
-  $("result-reason").textContent = result.reason ? `${result.reason[0].toUpperCase()}${result.reason.slice(1)}.` : "";
+  const reason = result.reason ? `${result.reason[0].toUpperCase()}${result.reason.slice(1)}` : "";
+  $("result-reason").textContent = reason && !/[.!?]$/.test(reason) ? `${reason}.` : reason;
   $("result-reason").hidden = !result.reason;
 }
 
