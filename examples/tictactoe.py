@@ -5,8 +5,9 @@ Register it with one entry point in your package's pyproject.toml::
     [project.entry-points."boardlab.games"]
     tictactoe = "tictactoe:TicTacToe"
 
-and it plays in the browser (as text with a button per move), in duels and
-tournaments, under MCTS, and its search trees open in the viewer.
+and it plays in the browser (on boardlab's clickable grid board, which any
+grid game may declare), in duels and tournaments, under MCTS, and its search
+trees open in the viewer.
 """
 
 import numpy as np
@@ -17,7 +18,9 @@ LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4
 
 
 class TicTacToe(Game):
-    game_type = GameType("tictactoe", "Tic-tac-toe", player_names=("X", "O"), player_colors=("#1f4fa3", "#d62728"))
+    # boardlab's grid board draws observation()["board"] and makes each move's cell (action_info) clickable
+    game_type = GameType("tictactoe", "Tic-tac-toe", player_names=("X", "O"), player_colors=("#1f4fa3", "#d62728"),
+                         renderer="boardlab.web:static/grid.js")
 
     def num_distinct_actions(self) -> int:
         return 9  # the cells, 0 top left to 8 bottom right
@@ -45,11 +48,16 @@ class TicTacToeState(State):
         self.game, self.seed, self.history = game, seed, []
         self.cells = [-1] * 9
 
-    def winner(self) -> int:
-        for a, b, c in LINES:
+    def winning_line(self) -> tuple[int, int, int] | None:
+        for line in LINES:
+            a, b, c = line
             if self.cells[a] >= 0 and self.cells[a] == self.cells[b] == self.cells[c]:
-                return self.cells[a]
-        return -1
+                return line
+        return None
+
+    def winner(self) -> int:
+        line = self.winning_line()
+        return -1 if line is None else self.cells[line[0]]
 
     def is_terminal(self) -> bool:
         return self.winner() >= 0 or len(self.history) == 9
@@ -78,6 +86,16 @@ class TicTacToeState(State):
     def observation_tensor(self, player: int) -> np.ndarray:
         cells = np.array(self.cells).reshape(3, 3)
         return np.stack([cells == player, cells == 1 - player]).astype(np.float32)
+
+    def observation(self, player=None) -> dict:
+        """The grid board: each cell -1 (empty), 0 (X) or 1 (O), top row first; the winning line stressed."""
+        line = self.winning_line() or ()
+        return {"to_move": self.current_player(), "text": str(self),
+                "board": {"grid": [self.cells[r * 3: r * 3 + 3] for r in range(3)], "marks": {"-1": "", "0": "X", "1": "O"},
+                          "highlight": [[i // 3, i % 3] for i in line]}}
+
+    def action_info(self, action: int) -> dict:
+        return {"cell": [action // 3, action % 3]}  # the grid board clicks a move on its cell
 
     def action_to_string(self, action: int) -> str:
         return "abc"[action % 3] + str(3 - action // 3)  # a3 top left, c1 bottom right

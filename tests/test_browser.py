@@ -90,7 +90,7 @@ def test_connect_four_against_the_ai_to_the_end_then_analyse(page):
         assert discs == int(page.get_attribute("body", "data-moves"))  # one disc per move, AI replies included
     assert page.get_attribute("body", "data-turn") == "over"
     result = page.text_content("#result")
-    assert result in ("Red wins", "Yellow wins", "Draw")
+    assert result in ("You won", "You lost", "Draw")  # the person's side of it
     moves = page.locator("#move-list li").count()
     assert moves == page.locator(".disc").count()
     assert page.locator(".c4-col.playable").count() == 0  # nothing to click after the end
@@ -235,7 +235,7 @@ def test_chess_moves_are_made_by_clicking_squares(page):
     page.wait_for_function("document.body.dataset.moves === '2' && document.body.dataset.busy === '0'")
     assert page.get_attribute(".chess-sq[data-square=e4] .piece", "data-piece") == "P"
     assert page.text_content(".chess-sq[data-square=e2]") == ""
-    assert page.locator("#move-list li").first.text_content() == "White: e4"  # the move list says who played
+    assert page.locator("#move-list .move-text").first.text_content() == "White: e4"  # the move list says who played
 
 
 # --- the menu ------------------------------------------------------------------------------------
@@ -306,7 +306,7 @@ def test_the_board_turns_round_for_black_and_for_north(page):
     page.click(".chess-sq[data-square=e7]")
     page.click(".chess-sq[data-square=e5]")
     page.wait_for_function("document.body.dataset.moves === '3' && document.body.dataset.busy === '0'")
-    assert page.locator("#move-list li").nth(1).text_content() == "Black: e5"
+    assert page.locator("#move-list .move-text").nth(1).text_content() == "Black: e5"
     assert page.text_content(".chess-sq[data-square=e7]") == ""
     # as White the board is the usual way round
     start_game(page, "chess", "human-ai", agent="random", seat=0)
@@ -328,7 +328,7 @@ def test_no_thanks_any_seat_of_a_five_player_game_plays(page):
     moves = int(page.get_attribute("body", "data-moves"))
     page.click(".move-button[data-action]")
     page.wait_for_function(f"Number(document.body.dataset.moves) > {moves} && document.body.dataset.busy === '0'")
-    played = page.locator("#move-list li").all_text_contents()
+    played = page.locator("#move-list .move-text").all_text_contents()
     assert played[moves] in ("Player 3: take", "Player 3: pass")  # the move list says who played
     assert all(item.split(":")[0] in {f"Player {k}" for k in range(1, 6)} for item in played)
 
@@ -602,7 +602,7 @@ def test_dicewars_human_against_bots_clicked_to_the_end(page, tmp_path):
     assert page.get_attribute("body", "data-turn") == "over"
     assert attacks > 0 and ends > 0 and rolls_seen > 0
     assert page.locator("#dw-end-turn").count() == 0  # nothing to click after the end
-    assert "wins" in page.text_content("#result") or "Draw" in page.text_content("#result")
+    assert page.text_content("#result") in ("You won", "You lost", "You share the win", "Nobody wins")
 
 
 def test_dicewars_bots_step_by_step_and_a_search_tree_with_chance_nodes(page):
@@ -641,8 +641,9 @@ def test_an_openspiel_game_is_chosen_by_name_in_the_page_and_played(page):
     page.click("#start")
     page.wait_for_selector("#game:not([hidden])")
     settled(page)
-    assert page.locator(".move-button").count() == 25  # a button per cell: no renderer, the generic board
-    assert "." in page.text_content(".board-text")
-    page.click(".move-button >> nth=12")
+    # hex's observation tensor is a grid of cells and its actions are the cells: the grid board, clicked
+    assert page.locator(".grid-cell").count() == 25 and page.locator(".grid-cell.playable").count() == 25
+    page.click(".grid-cell.playable[data-row='2'][data-col='2']")
     page.wait_for_function("Number(document.body.dataset.moves) >= 2 && document.body.dataset.busy === '0'")
-    assert page.locator(".move-button").count() == 23  # the person's stone and the bot's answer
+    assert page.locator(".grid-cell.playable").count() == 23  # the person's stone and the bot's answer
+    assert page.get_attribute(".grid-cell[data-row='2'][data-col='2']", "data-value") not in ("-1", "4")  # a stone, not empty

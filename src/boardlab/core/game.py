@@ -299,6 +299,17 @@ class Game:
             raise BoardlabError(f"a {self.long_name or self.name} notation shows only what is public; it fixes no state")
         return self.state_from_moves(text)
 
+    def observation_from_notation(self, text: str, player: int | None = None) -> dict[str, Any] | None:
+        """The observation (with ``board``) ``player`` would have of a position written in the game's
+        notation, or None when the notation does not say enough (None: a spectator's, the public view).
+
+        A search tree labels its nodes with notations; the tree viewer draws a node's position with
+        this. With perfect information the notation fixes the state; a game whose notation is its
+        public view (hidden cards) overrides this to build that view without a full state."""
+        if self.has_hidden_information:
+            return None
+        return self.state_from_notation(text).observation(player)
+
     def player_of_notation(self, text: str) -> int:
         """Whose turn it is in a position written in the game's notation (or CHANCE / TERMINAL)."""
         return self.state_from_notation(text).current_player()

@@ -47,6 +47,7 @@ the seat to move one-hot in the same order (all zero at the end).
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -154,6 +155,44 @@ class NoThanks(Game):
         if not head.startswith("to_move="):
             raise BoardlabError(f"{text[:40]!r} is not a No Thanks! position (it starts with to_move=)")
         return int(head[len("to_move="):])
+
+    def observation_from_notation(self, text: str, player: int | None = None) -> dict[str, Any] | None:
+        """The public table a notation writes (every seat sees the same one): the observation of a
+        state with that table whose unseen cards lie in an arbitrary order, which it never shows; at
+        the end the removed cards, which the notation does not name, are left out. None for a text
+        that is no table of this game."""
+        fields: dict[str, str] = {}
+        seats: dict[int, tuple[int, list[int]]] = {}
+        try:
+            for part in text.split(";"):
+                seat = re.fullmatch(r"p(\d+):chips=(\d+),cards=([\d,]*)", part)
+                if seat:
+                    seats[int(seat[1])] = (int(seat[2]), [int(c) for c in seat[3].split(",") if c])
+                else:
+                    key, _, value = part.partition("=")
+                    fields[key] = value
+            to_move, pot, left = int(fields["to_move"]), int(fields["pot"]), int(fields["left"])
+            card = None if fields["card"] == "None" else int(fields["card"])
+            history = [{"t": TAKE, "p": PASS}[move] for move in fields.get("history", "")]
+        except (KeyError, ValueError):
+            return None
+        taken = [c for p in sorted(seats) for c in seats[p][1]]
+        seen = taken + ([card] if card is not None else [])
+        if (sorted(seats) != list(range(self.players)) or len(set(seen)) != len(seen) or not set(seen) <= set(ALL_CARDS)
+                or (card is None) != (len(taken) == STACK) or len(seen) + left != STACK
+                or (card is not None and not 0 <= to_move < self.players)):
+            return None
+        unseen = [c for c in ALL_CARDS if c not in seen]
+        state = NoThanksState(self, None, seen + unseen[: STACK - len(seen)], unseen[STACK - len(seen):])
+        state.history = history
+        state.pos, state.pot, state.player = len(taken), pot, max(to_move, 0)
+        state.chips = [seats[p][0] for p in range(self.players)]
+        state.hands = [card_mask(seats[p][1]) for p in range(self.players)]
+        seen_view = state.observation(player)
+        if state.is_terminal():  # the removed cards of this made-up deck are nobody's knowledge
+            seen_view["board"].pop("removed", None)
+            seen_view["text"] = "game over\n" + seen_view["text"].split("\n", 1)[1]
+        return seen_view
 
     def observation_tensor_shape(self) -> tuple[int]:
         return (35 + 35 * self.players,)

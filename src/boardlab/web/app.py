@@ -44,7 +44,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from boardlab.agents.evaluators import evaluator_names, get_evaluator
 from boardlab.agents.registry import agent_class, agent_names
 from boardlab.core.errors import BoardlabError
-from boardlab.core.game import Game
+from boardlab.core.game import TERMINAL, Game
 from boardlab.core.params import parse_spec
 from boardlab.core.registry import game_class, game_names
 from boardlab.trees import gamelabels
@@ -367,6 +367,26 @@ def renderer_file(name: str) -> Path:
     return path
 
 
+#: where the documentation page's Swagger UI files are served, and their types
+DOCS_FILES = "/api/docs/files"
+DOCS_MEDIA = {".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
+
+
+def swagger_file(name: str) -> Path:
+    """One of Swagger UI's files, as the fastapi-swagger package ships them (a current Swagger UI 5,
+    which reads the OpenAPI 3.1 that FastAPI writes)."""
+    import importlib.resources
+
+    if name not in ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"):
+        raise NotFound(f"no documentation file {name[:40]!r}")
+    try:
+        path = Path(str(importlib.resources.files("fastapi_swagger.resources") / name))
+    except ModuleNotFoundError:
+        raise NotFound("the API's documentation page needs the fastapi-swagger package (pip install fastapi-swagger)") from None
+    if not path.is_file():
+        raise NotFound(f"fastapi-swagger lacks {name}")
+    return path
+
 
 def create_app(data_dir: str | Path | None = None, max_upload: int | None = None, workers: int = 4,
                limits: ServerLimits | None = None, clock: Callable[[], float] = time.time,
@@ -421,7 +441,9 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
             uploads.close()
             sessions.close()
 
-    app = FastAPI(title="boardlab", docs_url="/api/docs", openapi_url="/api/openapi.json", lifespan=lifespan, responses=ERRORS)
+    # the API's documentation page is served below, with Swagger UI's files from this server
+    app = FastAPI(title="boardlab", docs_url=None, redoc_url=None, openapi_url="/api/openapi.json", lifespan=lifespan,
+                  responses=ERRORS)
     packed: OrderedDict[tuple, bytes] = OrderedDict()
     packed_lock = threading.Lock()
     app.state.sessions = sessions
@@ -639,16 +661,21 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         info["player_name"] = source.game.player_name(info["player"]) if source.game and info["player"] >= 0 else None
         info["notation"] = gamelabels.node_notation(source.tree, node)
         info["board"] = None
-        if source.game is not None:
+        game = source.game
+        if game is not None:
+            # the spectator's view: a tree may be looked at by anyone its game is shown to, so its
+            # boards show only what every seat sees (in games of hidden information, the notation's public view)
             try:
-                state = gamelabels.state_at(source.tree, node, source.game)
+                observation = game.observation_from_notation(info["notation"], None)
             except (BoardlabError, ValueError):
-                pass  # a label the game cannot read back (hidden information, a foreign tree): no board
-            else:
-                observation = state.observation(None)
-                info["board"] = {"game": source.game.name, "spec": source.game.spec(), "params": dict(source.game.params),
+                observation = None  # a label the game cannot read back (a foreign tree): no board
+            if observation is not None:
+                to_move = observation.get("to_move")
+                info["board"] = {"game": game.name, "spec": game.spec(), "params": dict(game.params),
                                  "board": observation.get("board"), "text": observation.get("text", ""),
-                                 "to_move": observation.get("to_move"), "playable": not state.is_terminal()}
+                                 "to_move": to_move,
+                                 # a new game can start only where the notation fixes the whole state
+                                 "playable": not game.has_hidden_information and to_move != TERMINAL}
         return info
 
     async def export(source: TreeSource, fmt: str, stem: str) -> Response:
@@ -728,6 +755,21 @@ def create_app(data_dir: str | Path | None = None, max_upload: int | None = None
         source = await upload_source(upload_id)
         stem = "".join(c for c in Path(source.title).stem if c.isalnum() or c in "-_.")[:80] or "tree"
         return await export(source, format, stem)  # the uploaded file's own name, as the page names it
+
+    # --- the API's documentation: Swagger UI from this server, so it works offline ------------
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs() -> Response:
+        from fastapi.openapi.docs import get_swagger_ui_html
+
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url, title="boardlab API", swagger_js_url=f"{DOCS_FILES}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_FILES}/swagger-ui.css", swagger_favicon_url=f"{DOCS_FILES}/favicon-32x32.png",
+            # no badge from the public validator: the page asks nothing of any other host
+            swagger_ui_parameters={"validatorUrl": None})
+
+    @app.get(DOCS_FILES + "/{name}", include_in_schema=False)
+    def api_docs_file(name: str) -> FileResponse:
+        return FileResponse(swagger_file(name), media_type=DOCS_MEDIA[Path(name).suffix])
 
     # --- the page ----------------------------------------------------------------------
     @app.get("/")

@@ -65,6 +65,10 @@ from boardlab.core.params import Option
 SPEC_DELIMITERS = set(",:=]\n")
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 MAX_SEATS = 10  # the family's declared range; each game declares its own
+#: boardlab's grid board (see boardlab/web/static/grid.js), drawn where the observation tensor is a grid
+GRID_RENDERER = "boardlab.web:static/grid.js"
+#: moves of a random game played to learn which of a grid's planes are whose pieces
+GRID_PROBE_MOVES = 40
 
 
 def pyspiel_module():
@@ -184,6 +188,7 @@ class OpenSpielGame(Game):
         long_name="OpenSpiel games (openspiel:GAME)",
         min_players=1, max_players=MAX_SEATS, chance="explicit", information="imperfect", utility="general_sum",
         player_names=tuple(f"Player {p + 1}" for p in range(MAX_SEATS)), player_colors=PALETTE,
+        renderer=GRID_RENDERER,
     )
     parameters = {
         "name": Option(
@@ -249,7 +254,7 @@ class OpenSpielGame(Game):
         self.game_type = GameType(
             short_name="openspiel", long_name=f"{declared.long_name} (OpenSpiel)", min_players=min(low, seats),
             max_players=high, chance=chance, information=information, utility=utility,
-            player_names=names, player_colors=colors,
+            player_names=names, player_colors=colors, renderer=GRID_RENDERER,
         )
         self.long_name = self.game_type.long_name
         self.min_players, self.max_players = self.game_type.min_players, self.game_type.max_players
@@ -342,6 +347,29 @@ class OpenSpielGame(Game):
 
         return seen
 
+    def grid_layout(self) -> dict[str, Any] | None:
+        """How the observation tensor draws as a grid, or None when it does not: the game must be of
+        perfect information with a tensor of planes x rows x columns, each cell shown as the plane set
+        there. ``click``: "cell" when the actions are the cells (action = row * columns + column),
+        "column" when they are the columns, else None. A random game played once tells which plane
+        is empty (the one under the first cell played) and which are whose pieces, and whether the
+        tensor's row 0 is the bottom (where a column game's first piece lands)."""
+        if "_grid" in self.__dict__:
+            return self.__dict__["_grid"]
+        layout = None
+        shape = self.observation_tensor_shape()
+        if not self.has_hidden_information and self.pyspiel_type.provides_observation_tensor and shape is not None \
+                and len(shape) == 3 and min(shape) >= 1 and shape[1] * shape[2] > 1:
+            planes, rows, cols = (int(n) for n in shape)
+            actions = self.pyspiel_game.num_distinct_actions()
+            # the cells, perhaps with a pass after them (go, othello); or the columns
+            click = "cell" if actions in (rows * cols, rows * cols + 1) else "column" if actions == cols else None
+            layout = {"planes": planes, "rows": rows, "cols": cols, "click": click, "flip": False, "empty": None,
+                      "owner": {}}
+            _probe_grid(self, layout)
+        self.__dict__["_grid"] = layout
+        return layout
+
     def public_observer(self):
         """OpenSpiel's observer of the public information with perfect recall, or None when the game has none."""
         if self._public is None:
@@ -355,6 +383,53 @@ class OpenSpielGame(Game):
                 observer = None
             self._public = observer if observer is not None and hasattr(observer, "string_from") else False
         return self._public or None
+
+
+def _cells(state: "OpenSpielState", layout: dict[str, Any]) -> np.ndarray:
+    """The plane set in each cell (-1: none or several), rows as in the tensor; a plane set in every
+    cell says something of the whole board (go's side to move), not of a cell, and is left out."""
+    tensor = np.asarray(state.pyspiel_state.observation_tensor(0), dtype=np.float32)
+    tensor = tensor.reshape(layout["planes"], layout["rows"], layout["cols"]) != 0
+    tensor[tensor.all(axis=(1, 2))] = False
+    return np.where(tensor.sum(axis=0) == 1, tensor.argmax(axis=0), -1)
+
+
+def _probe_grid(game: OpenSpielGame, layout: dict[str, Any]) -> None:
+    """Fill ``layout``'s empty plane, the planes' owners and ``flip`` from one seeded random game."""
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state()
+    before = _cells(state, layout)
+    owners: dict[int, set[int]] = {}
+    empty: set[int] = set()
+    for _ in range(GRID_PROBE_MOVES):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        action = int(legal[rng.integers(len(legal))])
+        mover = state.current_player()
+        state.apply_action(action)
+        after = _cells(state, layout)
+        if mover < 0 or layout["click"] is None:
+            before = after
+            continue
+        if layout["click"] == "cell":
+            placed = [divmod(action, layout["cols"])] if action < layout["rows"] * layout["cols"] else []
+        else:  # the cells of the column that changed: where the piece landed
+            placed = [(r, action) for r in range(layout["rows"]) if before[r, action] != after[r, action]]
+            if len(placed) == 1 and not empty and layout["rows"] > 1:
+                layout["flip"] = placed[0][0] == 0  # the first piece fell to row 0: the tensor's row 0 is the bottom
+        for r, c in placed:
+            if before[r, c] >= 0:
+                empty.add(int(before[r, c]))
+            if after[r, c] >= 0:
+                owners.setdefault(int(after[r, c]), set()).add(mover)
+        before = after
+    if len(empty) == 1:
+        layout["empty"] = empty.pop()
+    else:  # no cell was played: the plane that covers most of the start, the last of equals (OpenSpiel's habit)
+        counts = np.bincount(_cells(game.new_initial_state(), layout).ravel() + 1, minlength=layout["planes"] + 1)[1:]
+        layout["empty"] = int(len(counts) - 1 - np.argmax(counts[::-1])) if counts.max() > 0 else None
+    layout["owner"] = {plane: seats.pop() for plane, seats in owners.items() if len(seats) == 1 and plane != layout["empty"]}
 
 
 def _game_from_params(params: dict[str, Any]) -> OpenSpielGame:
@@ -473,9 +548,40 @@ class OpenSpielState(State):
         hidden = self.game.has_hidden_information
         text = self.public_text() if player is None or not hidden else self._seat_text(player)
         data: dict[str, Any] = {"to_move": self.current_player(), "text": text}
+        layout = self.game.grid_layout()
+        if layout is not None:
+            data["board"] = self.grid_board(layout)
         if self.is_terminal():
             data["returns"] = self.returns()
         return data
+
+    def grid_board(self, layout: dict[str, Any]) -> dict[str, Any]:
+        """The board for boardlab's grid renderer: each cell the plane set there, top row first; a
+        plane of one seat's pieces wears that seat's colour, other planes a colour of their own."""
+        cells = _cells(self, layout)
+        if layout["flip"]:
+            cells = cells[::-1]
+        marks: dict[str, str] = {"-1": ""}
+        colors: dict[str, str] = {}
+        seats = self.game.num_players()
+        for plane in range(layout["planes"]):
+            if plane == layout["empty"]:
+                marks[str(plane)] = ""
+                continue
+            owner = layout["owner"].get(plane)
+            marks[str(plane)] = "\u25cf" if owner is not None else "\u25a0"
+            colors[str(plane)] = PALETTE[(owner if owner is not None else seats + plane) % len(PALETTE)]
+        return {"grid": cells.tolist(), "marks": marks, "colors": colors}
+
+    def action_info(self, action: int) -> dict[str, Any]:
+        layout = self.game.grid_layout()
+        if layout is None or layout["click"] is None or self.current_player() < 0 \
+                or (layout["click"] == "cell" and action >= layout["rows"] * layout["cols"]):
+            return {}  # no cell of its own (a pass): a button
+        if layout["click"] == "column":
+            return {"column": int(action)}
+        r, c = divmod(int(action), layout["cols"])
+        return {"cell": [layout["rows"] - 1 - r if layout["flip"] else r, c]}
 
     def information_state_string(self, player: int | None = None) -> str:
         if not self.game.has_hidden_information:

@@ -112,6 +112,7 @@ then the next seat in turn order. In order:
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -231,6 +232,58 @@ class TicketToRide(Game):
         if not head.startswith("to_move="):
             raise BoardlabError(f"{text[:40]!r} is not a Ticket to Ride position (it starts with to_move=)")
         return int(head[len("to_move="):])
+
+    def observation_from_notation(self, text: str, player: int | None = None) -> dict[str, Any] | None:
+        """The public board a notation writes (``_public()`` and the move count), as the board view
+        draws it: the claimed routes, the face-up row, the piles' counts and every player's counts;
+        never a hand or a ticket, whoever ``player`` is. The notation writes blue and black face-up
+        cards alike ("bl"): such a card is "blue/black". Unknown here: the first card of a two-card
+        draw, and at the end the tickets' scoring. None for a text that is no position of this game."""
+        fields: dict[str, str] = {}
+        seats: dict[int, dict[str, str]] = {}
+        try:
+            for part in text.split(";"):
+                key, _, value = part.partition("=")
+                seat = re.fullmatch(r"p(\d+):(.*)", part)
+                if seat:
+                    seats[int(seat[1])] = dict(item.split("=", 1) for item in seat[2].split(","))
+                else:
+                    fields[key] = value
+            by_prefix: dict[str, list[str]] = {}
+            for name in CARD_NAMES:
+                by_prefix.setdefault(name[:2], []).append(name)
+            face_up = [None if c == "-" else "/".join(by_prefix[c]) for c in fields["up"].split(",")]
+            discards = [int(x) for x in fields["disc"].split(",")]
+            phase = fields["phase"].replace("-", " ")
+            claimed = [[int(t) for t in seats[p]["routes"].split(".") if t] for p in range(self.players)]
+            players = [{"trains": int(seats[p]["tr"]), "cards": int(seats[p]["cards"]), "tickets": int(seats[p]["tix"]),
+                        "offer": int(seats[p]["offer"]), "claimed": claimed[p],
+                        "routes": sum(self.points_of[self.track_info[t][1]] for t in claimed[p])}
+                       for p in range(self.players)]
+            to_move, deck, tickets_left, last = (int(fields[k]) for k in ("to_move", "deck", "tix", "last"))
+        except (KeyError, ValueError, IndexError):
+            return None
+        if phase not in PHASES or len(discards) != NUM_CARD_TYPES or len(face_up) != FACE_UP:
+            return None
+        b = self.board
+        owners = [-1] * b.num_tracks
+        for p, tracks in enumerate(claimed):
+            for t in tracks:
+                owners[t] = p
+        up = " ".join(c or "-" for c in face_up)
+        lines = [f"face up: {up} | deck {deck}, discards {sum(discards)}, tickets {tickets_left}"]
+        for p, entry in enumerate(players):
+            mark = "*" if p == to_move else " "
+            routes = ", ".join(b.track_name(t) for t in entry["claimed"]) or "-"
+            lines.append(f"{self.player_name(p)}{mark} trains {entry['trains']:2d}  cards {entry['cards']:2d}  "
+                         f"tickets {entry['tickets']}  points {entry['routes']:3d}  routes: {routes}")
+        lines.append("game over" if phase == "over" else f"{self.player_name(to_move)} to move ({phase})")
+        board = {"map": b.view(), "variant": self.variant, "owners": owners, "doubles_open": self.doubles_open,
+                 "phase": phase, "face_up": face_up, "deck": deck, "discards": sum(discards),
+                 "discard_counts": dict(zip(CARD_NAMES, discards)), "tickets_left": tickets_left, "players": players,
+                 "last_round": last if last >= 0 else None, "first_card": None, "viewer": None}
+        return {"to_move": to_move, "text": "\n".join(lines), "board": board,
+                "scores": [entry["routes"] for entry in players], "result": "in play" if phase != "over" else "game over (the notation does not score the tickets)"}
 
     def new_initial_state(self, seed: int | None = None) -> "TicketToRideState":
         if seed is None:

@@ -1,15 +1,20 @@
 // Chess's board for the browser (declared in Chess.game_type.renderer).
 // view.board: {fen, turn, last_move: {uci, san}, check}; legal moves carry their "uci" squares.
-// Black's player sees the board from Black's side (opts.viewer === 1).
+// Black's player sees the board from Black's side (opts.viewer === 1); the files and ranks are
+// written around it, turned with it.
+import { addStyle, el } from "/static/boardkit.js";
+
 const GLYPHS = { K: "♚", Q: "♛", R: "♜", B: "♝", N: "♞", P: "♟", k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
 const FILES = "abcdefgh";
 
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+const STYLE = `
+.chess-frame { display: grid; grid-template-columns: 1.2em auto; grid-template-rows: auto 1.3em; }
+.chess-ranks { display: grid; grid-template-rows: repeat(8, 1fr); padding: 2px 0; }
+.chess-files { display: grid; grid-template-columns: repeat(8, 1fr); grid-column: 2; padding: 0 2px; }
+.chess-coord { display: flex; align-items: center; justify-content: center; color: #555; font: 600 0.85em system-ui, sans-serif; }
+.board.small .chess-frame { grid-template-columns: 0.9em auto; grid-template-rows: auto 1em; }
+.board.small .chess-coord { font-size: 0.7em; }
+`;
 
 function fenSquares(fen) {
   const out = []; // out[rank 7..0][file 0..7]
@@ -25,6 +30,7 @@ function fenSquares(fen) {
 }
 
 export default function render(container, view, opts) {
+  addStyle("chess-style", STYLE);
   const b = view.board;
   const squares = fenSquares(b.fen);
   const flipped = opts.viewer === 1;
@@ -75,5 +81,14 @@ export default function render(container, view, opts) {
       board.appendChild(cell);
     }
   }
-  container.appendChild(board);
+  // ranks down the left, files along the bottom, in the order the squares are drawn
+  const frame = el("div", "chess-frame");
+  const ranks = el("div", "chess-ranks");
+  const files = el("div", "chess-files");
+  for (let k = 0; k < 8; k++) {
+    ranks.appendChild(el("span", "chess-coord rank", String(flipped ? k + 1 : 8 - k)));
+    files.appendChild(el("span", "chess-coord file", FILES[flipped ? 7 - k : k]));
+  }
+  frame.append(ranks, board, files);
+  container.appendChild(frame);
 }

@@ -6,32 +6,23 @@
 // A person clicks an own area (it must be able to attack), then a target: each target shows its win
 // probability before the roll. "End turn" ends the turn. The last roll's dice are shown, and the
 // dice just placed by a reinforcement pulse for a moment.
-const SVG = "http://www.w3.org/2000/svg";
+import { addStyle, el, svg } from "/static/boardkit.js";
+
 const SIZE = 10; // hex radius in SVG units
 const SQ3 = Math.sqrt(3);
 let selected = null; // {game, area}: the source the person picked, kept across redraws
 let drawn = { id: null, moves: -1 }; // what was drawn last, to animate only what is new
 
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
+// the end of a game shows each player's largest region of connected areas (the engine's score)
+export function scores(view) {
+  const values = view.result && view.result.scores;
+  return values ? { label: "largest region", values } : null;
 }
 
-function svg(tag, attrs) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-  return node;
-}
-
-function ensureStyle() {
-  if (document.getElementById("dicewars-style")) return;
-  const style = document.createElement("style");
-  style.id = "dicewars-style";
-  style.textContent = `
-.dw-wrap { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
-.dw-map { width: min(720px, 100%); height: auto; background: #1d3557; border-radius: 8px; }
+const STYLE = `
+/* the map takes the room the panel beside it leaves (and folds above it in a narrow window) */
+.dw-wrap { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; align-self: stretch; justify-content: center; }
+.dw-map { flex: 1 1 440px; max-width: 720px; min-width: 0; height: auto; background: #1d3557; border-radius: 8px; }
 .board.small .dw-map { width: 100%; }
 .dw-hex { stroke: none; }
 .dw-border { stroke: #222; stroke-width: 1.4; stroke-linecap: round; fill: none; pointer-events: none; }
@@ -55,8 +46,7 @@ function ensureStyle() {
 @keyframes dw-flash { from { filter: brightness(2); } to { filter: none; } }
 @keyframes dw-pulse { 0% { transform: scale(1.6); } 100% { transform: scale(1); } }
 @keyframes dw-rise { 0% { opacity: 1; transform: translateY(0); } 100% { opacity: 0; transform: translateY(-10px); } }
-.dw-side { display: flex; flex-wrap: wrap; gap: 8px 24px; align-items: flex-start; max-width: 720px; font-size: 14px; }
-.dw-side > .dw-hint, .dw-side > .dw-result { flex-basis: 100%; }
+.dw-side { flex: 0 1 300px; display: flex; flex-direction: column; gap: 10px; align-items: flex-start; min-width: 0; font-size: 14px; }
 .dw-players td:first-child { white-space: nowrap; }
 .dw-players { border-collapse: collapse; }
 .dw-players td, .dw-players th { padding: 2px 6px; text-align: right; }
@@ -73,8 +63,6 @@ function ensureStyle() {
 .dw-hint { color: #555; }
 #dw-end-turn { font-size: 15px; padding: 6px 14px; }
 `;
-  document.head.appendChild(style);
-}
 
 function centre(x, y) {
   return [SIZE * SQ3 * (x + 0.5 * (y & 1)) + SIZE * SQ3 / 2 + 2, SIZE * 1.5 * y + SIZE + 2];
@@ -111,7 +99,7 @@ function dieBox(face, colour) {
 }
 
 export default function render(container, view, opts) {
-  ensureStyle();
+  addStyle("dicewars-style", STYLE);
   const b = view.board;
   const map = b.map;
   const colours = view.player_colors || [];

@@ -1,14 +1,24 @@
 // Kalah's board for the browser (declared in Mancala.game_type.renderer).
 // view.board: {pits: [[South's pits a, b, ...], [North's pits A, B, ...]], stores: [South's, North's]}.
-// The viewer's own side is drawn at the bottom (North's view turns the board round).
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
+// The viewer's own side is drawn at the bottom (North's view turns the board round). Each pit shows
+// its letter as the move list writes it (South's a, b, ..., North's A, B, ...), each store its owner.
+import { addStyle, el } from "/static/boardkit.js";
+
+const STYLE = `
+.mancala-pit, .mancala-store { position: relative; flex-direction: column; }
+.mancala-pit .pit-name { position: absolute; bottom: 3px; font-size: 0.55em; font-weight: 600; color: #ffe6bf; opacity: 0.9; }
+.mancala-store { justify-content: center; gap: 0.2em; }
+.mancala-store .store-name { font-size: 0.5em; font-weight: 600; color: #ffe6bf; writing-mode: vertical-rl; transform: rotate(180deg); }
+.board.small .pit-name, .board.small .store-name { display: none; }
+`;
+
+// the end of a game shows each store: the seeds that decided it
+export function scores(view) {
+  return view.board && view.board.stores ? { label: "seeds in store", values: view.board.stores } : null;
 }
 
 export default function render(container, view, opts) {
+  addStyle("mancala-style", STYLE);
   const b = view.board;
   const pits = b.pits, stores = b.stores;
   const n = pits[0].length;
@@ -20,6 +30,7 @@ export default function render(container, view, opts) {
   board.style.setProperty("--pits", n);
   const store = (p) => {
     const s = el("div", `mancala-store p${p}`);
+    s.appendChild(el("span", "store-name", `${names[p]}'s store`));
     s.appendChild(el("span", "count", String(stores[p])));
     s.title = `${names[p]}'s store`;
     if (colours[p]) s.style.borderColor = colours[p];
@@ -37,8 +48,10 @@ export default function render(container, view, opts) {
       const pit = el("div", `mancala-pit p${p}`);
       pit.dataset.player = p;
       pit.dataset.pit = i;
-      pit.title = `${names[p]}'s pit ${String.fromCharCode((p === 0 ? 97 : 65) + i)}`;
+      const letter = String.fromCharCode((p === 0 ? 97 : 65) + i);
+      pit.title = `${names[p]}'s pit ${letter}`;
       pit.appendChild(el("span", "count", String(pits[p][i])));
+      pit.appendChild(el("span", "pit-name", letter));
       const move = legal.get(i);
       if (opts.onAction && move && view.to_move === p) {
         pit.classList.add("playable");

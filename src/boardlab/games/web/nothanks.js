@@ -1,11 +1,12 @@
 // No Thanks!'s table for the browser (declared in NoThanks.game_type.renderer).
 // view.board is the public table every seat sees: the face-up card and its chips, the cards
 // still face down, and each player's chips and cards (runs grouped); the removed cards at the end.
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
+import { el } from "/static/boardkit.js";
+
+// the end of a game shows each player's points: the lowest wins
+export function scores(view) {
+  const values = view.result && view.result.scores;
+  return values ? { label: "points (lowest wins)", values } : null;
 }
 
 export default function render(container, view, opts) {

@@ -6,26 +6,20 @@
 // view.legal lists the viewer's legal moves with action_info: {kind: faceup|deck|tickets|pass|keep|claim, ...}.
 // Every decision is a click: a face-up card, the deck, the ticket pile, a route (then its payment when
 // there is a choice), the tickets to keep, or "pass".
-const NS = "http://www.w3.org/2000/svg";
+import { addStyle, el, svg } from "/static/boardkit.js";
+
 const W = 1000, H = 640, PAD = 48;
 
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function svg(tag, attrs, parent) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-  if (parent) parent.appendChild(node);
-  return node;
+// the end of a game shows each player's final points (routes, tickets, the longest-path bonus)
+export function scores(view) {
+  const values = view.result && view.result.scores;
+  return values ? { label: "points", values } : null;
 }
 
 const STYLE = `
 .ttr { display: flex; flex-direction: column; gap: 10px; color: inherit; font-size: 14px; width: min(860px, 94vw); }
-.ttr.small { width: 320px; }
+.board-area .ttr { width: min(860px, 100%); }
+.board.small .ttr { width: 100%; }
 .ttr-mapbox { position: relative; }
 .ttr-map { width: 100%; height: auto; background: #e9e2cf; border-radius: 10px; display: block; }
 .ttr.small .ttr-side { display: none; }
@@ -79,13 +73,6 @@ const STYLE = `
 .ttr-note { font-size: 13px; margin: 4px 0; }
 `;
 
-function ensureStyle() {
-  if (document.getElementById("ttr-style")) return;
-  const style = document.createElement("style");
-  style.id = "ttr-style";
-  style.textContent = STYLE;
-  document.head.appendChild(style);
-}
 
 // equirectangular projection around the map's mean latitude
 function projector(cities) {
@@ -108,7 +95,7 @@ function isDark(name) {
 let payMenu = null;   // the payment chooser of the route clicked last, if open
 
 export default function render(container, view, opts) {
-  ensureStyle();
+  addStyle("ttr-style", STYLE);
   const b = view.board;
   const map = b.map;
   const names = view.player_names || [];
@@ -262,7 +249,14 @@ export default function render(container, view, opts) {
   b.face_up.forEach((name, slot) => {
     const card = el("div", "ttr-card ttr-faceup" + (name ? "" : " empty"), name ? name.slice(0, 3) : "");
     card.dataset.slot = String(slot);
-    if (name) {
+    if (name && name.includes("/")) {
+      // a tree node's board: its notation writes blue and black alike
+      const [one, two] = name.split("/");
+      card.style.background = `linear-gradient(135deg, ${cardColour(map.colours, one)} 50%, ${cardColour(map.colours, two)} 50%)`;
+      card.classList.add("dark");
+      card.textContent = "?";
+      card.title = name.replace("/", " or ");
+    } else if (name) {
       card.style.background = cardColour(map.colours, name);
       card.classList.add(isDark(name) ? "dark" : "light");
       if (name === "locomotive") card.classList.add("loco");
@@ -331,9 +325,10 @@ export default function render(container, view, opts) {
 
   // --- players ----------------------------------------------------------------------------------
   const players = el("div", "ttr-panel ttr-players");
-  players.appendChild(el("h4", "", b.phase === "over" ? "Final scores" : "Players"));
+  // the final scoring, when the board has it (a tree node's board, from its notation, has not)
+  const over = b.phase === "over" && b.players.every((p) => p.score !== undefined);
+  players.appendChild(el("h4", "", over ? "Final scores" : "Players"));
   const table = el("table");
-  const over = b.phase === "over";
   const head = el("tr");
   for (const h of over ? ["", "routes", "tickets", "longest", "score"] : ["", "trains", "cards", "tickets", "points"]) head.appendChild(el("th", "", h));
   table.appendChild(head);

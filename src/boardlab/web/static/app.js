@@ -8,7 +8,7 @@
 //
 // Every request about a game names the game it was made for; a reply for a game that is no
 // longer shown is dropped (counted in body[data-dropped]) and never switches the page back.
-import { ensureRenderer, playerName, renderBoard, setCatalogue } from "./boards.js";
+import { ensureRenderer, playerName, renderBoard, scoresOf, setCatalogue } from "./boards.js";
 import { TreeViewer } from "./viewer.js";
 
 const $ = (id) => document.getElementById(id);
@@ -41,11 +41,20 @@ export async function errorText(response) {
   return message;
 }
 
+// the header's line: progress ("starting…"), and the tree viewer's errors
 function status(text, isError = false) {
   const node = $("status");
   node.textContent = text || "";
   node.style.color = isError ? "#ff9c8a" : "";
   node.dataset.error = isError && text ? "1" : "0";
+}
+
+// an error shows next to the control that caused it (#start-error under Start, #game-error under the
+// game's buttons, #upload-error by "Open tree files…"); no message clears it
+function showError(id, message) {
+  const node = $(id);
+  node.textContent = message || "";
+  node.hidden = !message;
 }
 
 function show(view) {
@@ -323,6 +332,7 @@ const inFlight = new Map(); // game id -> requests under way
 let playingOn = false;
 let dropped = 0;
 let drawnMoves = -1, drawnGame = null;
+let analyseFailed = false; // a failed "Analyse trees" says why under the button until the next move
 
 const busy = () => shownId !== null && (inFlight.get(shownId) || 0) > 0;
 const pending = new Map(); // game id -> AbortControllers of its requests under way
@@ -367,7 +377,8 @@ async function forGame(id, method, suffix, body) {
       return null;
     }
     game = view;
-    status("");
+    showError("game-error", "");
+    analyseFailed = false;
     return view;
   } catch (err) {
     if (id !== shownId) {
@@ -375,7 +386,7 @@ async function forGame(id, method, suffix, body) {
       return null;
     }
     if (err.status === 404) gone(err.message);
-    else status(err.message, true);
+    else showError("game-error", err.message);
     return null;
   } finally {
     inFlight.set(id, inFlight.get(id) - 1);
@@ -410,6 +421,7 @@ async function startGame(event) {
   if (body.mode === "human-ai") body.human_seat = Number($("human-seat").value);
   if (game && game.id) body.replaces = game.id; // the server cancels that game's move in flight
   status("starting…");
+  showError("start-error", "");
   $("start").disabled = true;
   try {
     const view = await api("POST", "/api/games", body);
@@ -417,9 +429,32 @@ async function startGame(event) {
     setRoute(`game/${view.id}`);
     await openGame(view.id, view);
   } catch (err) {
-    if (token === nav) status(err.message, true);
+    if (token === nav) {
+      status("");
+      showError("start-error", err.message);
+    }
   } finally {
     $("start").disabled = false;
+  }
+}
+
+// the same game again with every player one seat on (the server swaps the seats), a fresh deal
+async function rematch() {
+  const id = shownId;
+  if (!id || busy()) return;
+  const token = ++nav;
+  $("rematch").disabled = true;
+  try {
+    const view = await api("POST", `/api/games/${id}/rematch`);
+    if (token !== nav) return;
+    setRoute(`game/${view.id}`);
+    await openGame(view.id, view);
+  } catch (err) {
+    if (token !== nav) return;
+    if (err.status === 404) gone(err.message);
+    else showError("game-error", err.message);
+  } finally {
+    $("rematch").disabled = false;
   }
 }
 
@@ -431,6 +466,7 @@ async function openGame(id, view = null) {
   abortOthers(id);
   notGone();
   show("game");
+  if (!game || game.id !== id) showError("game-error", "");
   if (!view) {
     if (!game || game.id !== id) {
       $("board").replaceChildren();
@@ -456,15 +492,11 @@ function drawGame() {
   const thinking = busy();
   const turn = $("turn");
   turn.replaceChildren();
+  drawResult();
   if (game.terminal) {
     const span = document.createElement("span");
     span.className = "result";
-    const r = game.returns;
-    const best = Math.max(...r);
-    const winners = r.map((v, p) => (v === best ? p : -1)).filter((p) => p >= 0);
-    span.textContent = winners.length === 1 ? `${playerName(game, winners[0])} wins` : winners.length === r.length ? "Draw" : `${winners.map((p) => playerName(game, p)).join(" and ")} share the win`;
-    if (game.scores) span.textContent += ` (scores: ${game.scores.map((s, p) => `${playerName(game, p)} ${s}`).join(", ")})`;
-    span.id = "result";
+    span.textContent = `Game over: ${$("result").textContent}`;
     turn.appendChild(span);
   } else {
     const who = playerName(game, game.to_move);
@@ -483,18 +515,22 @@ function drawGame() {
   drawnMoves = game.moves.length; drawnGame = game.id;
   renderBoard($("board"), game, { onAction: canClick ? playHuman : null, lastAction: fresh ? game.last_action : null, viewer: game.viewer });
   const list = $("move-list");
+  // each line's number is an element of its own, as wide as it needs (a list marker is cut at 100)
   list.replaceChildren(...game.moves.map((m, k) => {
     const mover = game.movers ? game.movers[k] : -1;
     const item = document.createElement("li");
     item.dataset.mover = String(mover);
+    const number = Object.assign(document.createElement("span"), { className: "move-no", textContent: String(k + 1) });
+    const text = Object.assign(document.createElement("span"), { className: "move-text" });
     if (mover >= 0) {
       const swatch = document.createElement("span");
       swatch.className = "seat-swatch";
       if (game.player_colors && game.player_colors[mover]) swatch.style.background = game.player_colors[mover];
-      item.append(swatch, `${playerName(game, mover)}: ${m}`);
+      text.append(swatch, `${playerName(game, mover)}: ${m}`);
     } else {
-      item.append(m === "chance" ? "chance" : `chance: ${m}`);
+      text.append(m === "chance" ? "chance" : `chance: ${m}`);
     }
+    item.append(number, text);
     return item;
   }));
   list.scrollTop = list.scrollHeight;
@@ -507,11 +543,77 @@ function drawGame() {
   $("play-on").textContent = playingOn ? "Pause" : "Play on";
   $("play-on").disabled = game.terminal;
   $("undo").disabled = thinking || !game.undo; // nothing to take back, or the game is over
-  $("analyse").disabled = game.trees === 0;
+  const closed = treesClosed();
+  $("analyse").disabled = closed !== null;
+  if (!analyseFailed) {
+    $("analyse-note").textContent = closed || "";
+    $("analyse-note").classList.remove("error");
+  }
   $("trees-back").max = Math.max(1, game.trees);
   if (Number($("trees-back").value) > game.trees && game.trees > 0) $("trees-back").value = game.trees;
   document.body.dataset.busy = thinking ? "1" : "0";
   document.body.dataset.moves = String(game.moves.length);
+}
+
+// why "Analyse trees" cannot open now, in words shown next to it; null when it can
+function treesClosed() {
+  if (game.trees_private) return game.trees_private;
+  if (game.trees > 0) return null;
+  const agents = game.seats.filter((s) => s !== "human").map((s) => s.split(":")[0]);
+  if (!agents.length) return "no AI plays in this game, so there are no search trees";
+  if (!agents.some((name) => (agentEntry(name) || {}).searches)) {
+    const names = [...new Set(agents)];
+    return `${names.join(" and ")} choose${names.length > 1 ? "" : "s"} without a search tree`;
+  }
+  return game.terminal ? "no AI move built a search tree in this game" : "the AI has not searched yet";
+}
+
+// the end of the game from the person's side: won, lost, drawn or shared; the scores; why it ended
+function drawResult() {
+  const panel = $("result-panel");
+  const result = game.terminal ? game.result : null;
+  panel.hidden = !result;
+  if (!result) return;
+  const winners = result.winners || [];
+  const names = (seats) => seats.map((p) => playerName(game, p));
+  const mine = game.mode === "human-ai" && game.viewer !== null && game.viewer !== undefined ? game.viewer : null;
+  let headline, outcome;
+  if (result.draw && Math.max(...result.returns) < 0) {
+    headline = "Nobody wins"; // a game every player loses alike (Dice Wars cancels a game that stalls)
+    outcome = "lost";
+  } else if (result.draw) {
+    headline = "Draw";
+    outcome = "draw";
+  } else if (mine !== null) {
+    outcome = !winners.includes(mine) ? "lost" : winners.length > 1 ? "shared" : "won";
+    headline = { lost: "You lost", shared: "You share the win", won: "You won" }[outcome];
+  } else {
+    outcome = winners.length > 1 ? "shared" : "won";
+    headline = winners.length > 1 ? `${names(winners).join(" and ")} share the win` : `${names(winners)[0]} wins`;
+  }
+  $("result").textContent = headline;
+  panel.dataset.outcome = outcome;
+  const scores = scoresOf(game);
+  const table = $("result-scores");
+  table.replaceChildren();
+  table.hidden = !scores;
+  if (scores) {
+    table.appendChild(Object.assign(document.createElement("caption"), { textContent: scores.label }));
+    scores.values.forEach((value, p) => {
+      const row = document.createElement("tr");
+      row.dataset.seat = String(p);
+      if (winners.includes(p)) row.className = "winner";
+      const who = document.createElement("td");
+      const swatch = Object.assign(document.createElement("span"), { className: "seat-swatch" });
+      if (game.player_colors && game.player_colors[p]) swatch.style.background = game.player_colors[p];
+      who.append(swatch, playerName(game, p) + (p === mine ? " (you)" : ""));
+      row.append(who, Object.assign(document.createElement("td"), { className: "score", textContent: String(value) }));
+      table.appendChild(row);
+    });
+  }
+  const reason = result.reason ? `${result.reason[0].toUpperCase()}${result.reason.slice(1)}` : "";
+  $("result-reason").textContent = reason && !/[.!?]$/.test(reason) ? `${reason}.` : reason;
+  $("result-reason").hidden = !result.reason;
 }
 
 async function playHuman(action) {
@@ -566,10 +668,11 @@ async function exportRecord() {
   const id = shownId;
   try {
     const record = await api("GET", `/api/games/${id}/record`);
+    showError("game-error", "");
     download(new Blob([JSON.stringify(record, null, 1)], { type: "application/json" }), `${game.game}-${id}.json`);
   } catch (err) {
     if (err.status === 404) gone(err.message);
-    else status(err.message, true);
+    else showError("game-error", err.message);
   }
 }
 
@@ -619,18 +722,25 @@ function getViewer() {
   return viewer;
 }
 
+function analyseError(message) {
+  analyseFailed = true;
+  $("analyse-note").textContent = message;
+  $("analyse-note").classList.add("error");
+}
+
 async function analyse() {
   const id = shownId;
   let trees;
+  analyseFailed = false;
   try {
     trees = await api("GET", `/api/games/${id}/trees`);
   } catch (err) {
     if (id !== shownId) return;
     if (err.status === 404) return gone(err.message);
-    return status(err.message, true);
+    return analyseError(err.message);
   }
   if (id !== shownId) return;
-  if (!trees.length) return status("no AI move has built a tree yet", true);
+  if (!trees.length) return analyseError("no AI move has built a tree yet");
   const back = Math.max(1, Math.min(trees.length, Number($("trees-back").value) || 1));
   const from = trees[trees.length - back].index, to = trees[trees.length - 1].index;
   window.__analyseClickedAt = performance.now();
@@ -706,6 +816,7 @@ async function uploadFiles(files) {
   if (!list.length) return;
   const token = ++nav;
   const ids = [];
+  showError("upload-error", "");
   try {
     for (const file of list) {
       status(`uploading ${file.name}…`);
@@ -719,7 +830,10 @@ async function uploadFiles(files) {
     }
     status("");
   } catch (err) {
-    if (token === nav) status(err.message, true);
+    if (token === nav) {
+      status("");
+      showError("upload-error", err.message);
+    }
     return;
   } finally {
     $("tree-files").value = "";
@@ -765,7 +879,9 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("play-on").addEventListener("click", playOn);
   $("undo").addEventListener("click", undo);
   $("export-record").addEventListener("click", exportRecord);
-  $("analyse").addEventListener("click", () => analyse().catch((err) => status(err.message, true)));
+  $("analyse").addEventListener("click", () => analyse().catch((err) => analyseError(err.message)));
+  $("rematch").addEventListener("click", rematch);
+  $("new-game-button").addEventListener("click", () => { setRoute(""); showMenu(); });
   $("tree-files").addEventListener("change", (e) => uploadFiles(e.target.files));
   const toMenu = (e) => { e.preventDefault(); setRoute(""); showMenu(); };
   $("home").addEventListener("click", toMenu);

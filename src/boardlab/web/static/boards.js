@@ -5,8 +5,11 @@
 // A renderer's default export is render(container, view, opts):
 //   view: board, legal [{action, label, ...}], to_move, player_names, player_colors, text
 //   opts: onAction(action) when the person may move, small (a thumbnail), viewer (whose view), lastAction
+// It may also export scores(view) -> {label, values} | null: the scores the end of a game shows
+// (by default the result's scores, when the game gives them).
+import { el } from "./boardkit.js";
 
-const renderers = new Map(); // game name -> render function (or null: none / failed)
+const renderers = new Map(); // game name -> the renderer's module (or null: none / failed)
 let catalogue = { games: [] };
 
 export function setCatalogue(meta) {
@@ -16,23 +19,31 @@ export function setCatalogue(meta) {
 export async function ensureRenderer(game) {
   if (renderers.has(game)) return renderers.get(game);
   const entry = catalogue.games.find((g) => g.name === game);
-  let draw = null;
+  let module = null;
   if (entry && entry.renderer) {
     try {
-      draw = (await import(entry.renderer)).default;
+      module = await import(entry.renderer);
     } catch (err) {
       console.warn(`board renderer of ${game} failed to load; showing text`, err);
     }
   }
-  renderers.set(game, draw);
-  return draw;
+  renderers.set(game, module);
+  return module;
 }
 
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
+// the scores a finished game shows: {label, values} (values by seat), or null when it has none
+export function scoresOf(view) {
+  const module = renderers.get(view.game);
+  if (module && typeof module.scores === "function") {
+    try {
+      const given = module.scores(view);
+      if (given) return given;
+    } catch (err) {
+      console.warn("the renderer's scores failed", err);
+    }
+  }
+  const scores = view.result && view.result.scores;
+  return scores ? { label: "score", values: scores } : null;
 }
 
 function generic(container, view, opts) {
@@ -53,7 +64,8 @@ function generic(container, view, opts) {
 export function renderBoard(container, view, opts = {}) {
   container.replaceChildren();
   container.classList.toggle("small", !!opts.small);
-  const draw = renderers.get(view.game);
+  const module = renderers.get(view.game);
+  const draw = module && module.default;
   if (!draw || view.board == null) return generic(container, view, opts);
   try {
     draw(container, view, opts);
