@@ -37,7 +37,10 @@ WORLDS = 100
 #: tries whose outcome repeats with a higher probability than this tell too little, and are not counted
 INFORMATIVE = 0.75
 #: games of people that may be started to gather the tries
-MAX_GAMES = 40
+MAX_GAMES = 200
+#: games after which a game none of whose undoable moves had an uncertain outcome is passed: in
+#: such a game (Kuhn poker: the only draw is the deal, before any move) an undo has no future to show
+SCOUT_GAMES = 20
 #: the AI of the game played against a person (it must search, so that it has trees to keep private)
 AI = {"agent": "mcts", "iterations": 10}
 
@@ -112,9 +115,12 @@ def check_undo_statistics(client, game: Game, rng: np.random.Generator, draws: i
                           prefer: Callable[[dict[str, Any]], list[int]] | None = None) -> int:
     """People in every seat; at each decision: move, note what it showed, undo, the same move again.
     ``prefer(view)`` names the moves to try where it can (the blind draws, say; default: any legal
-    move), else a random legal move is played on. Returns the number of tries counted."""
+    move), else a random legal move is played on. Returns the number of tries counted (0 when
+    no undoable move in :data:`SCOUT_GAMES` games had an uncertain outcome)."""
     tries: list[tuple[bool, float]] = []
-    for _ in range(MAX_GAMES):
+    for played in range(MAX_GAMES):
+        if played == SCOUT_GAMES and not tries:
+            return 0
         view = _post(client, "/api/games", {"game": game.spec(), "mode": "human-human"})
         game_id = view["id"]
         session = client.app.state.sessions.get(game_id)

@@ -113,10 +113,11 @@ class LogEntry:
 
 def log_entry(state: State, action: int) -> LogEntry:
     """The :class:`LogEntry` of ``action`` about to be played in ``state``, for everybody's move list:
-    in a game with hidden information a chance outcome (a card drawn) is not named."""
+    in a game with hidden information a chance outcome (a card drawn) is not named in the text; its
+    label (kept on the server for the record, given only at the end) is the true one."""
     player = state.current_player()
     if player < 0 and state.game.has_hidden_information:
-        return LogEntry(player, "chance", "chance")
+        return LogEntry(player, state.action_to_string(action), "chance")
     text, joins = state.log_text(action)
     return LogEntry(player, state.action_to_string(action), text, joins)
 
