@@ -2,11 +2,13 @@
 beside the next-best agent the lab has, on this machine.
 
     PYTHONPATH=src python benchmarks/default_opponents.py [--only GAME ...] [--games N] [--json]
+        [--default AGENT] [--opponent AGENT]
 
 For every built-in game the default is read from the game itself (``Game.default_agent``), never
 written here. It plays the next-best agent in seat-rotated games (two-player games: a duel with
 seats alternating; more players: the default in one seat, the next-best in all the others, the
-default's seat moving on every game). Printed per game: the default's wins, draws and losses, its
+default's seat moving on every game). ``--default`` and ``--opponent`` put other agents in either
+place, to measure a candidate for the default the same way. Printed per game: the default's wins, draws and losses, its
 score (a win 1, a draw or a shared win its share) with a 95 % Wilson interval, its fair share,
 and both agents' mean seconds per decision (wall time of ``agent.step``, so the load of the machine
 counts). ``--json`` prints one JSON object per game, one per line, with the keys game, default,
@@ -37,9 +39,9 @@ MATCHES = {
 }
 
 
-def measure(spec: str, opponent: str, games: int, seed: int) -> dict:
+def measure(spec: str, opponent: str, games: int, seed: int, default: str | None = None) -> dict:
     game = make(spec)
-    default = game.default_agent()
+    default = default or game.default_agent()
     if default is None:
         raise SystemExit(f"{spec} declares no default opponent")
     players = game.num_players()
@@ -79,11 +81,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=None, help="games per match (default: each match's own)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", action="store_true", help="one JSON object per game (keys in the module docstring)")
+    parser.add_argument("--default", default=None, help="play this agent in the default's place (a candidate)")
+    parser.add_argument("--opponent", default=None, help="play this agent in the next-best agent's place")
     args = parser.parse_args()
     for spec in args.only or list(MATCHES):
         opponent, games = MATCHES[spec]
+        opponent = args.opponent or opponent
         started = time.perf_counter()
-        row = measure(spec, opponent, args.games or games, args.seed)
+        row = measure(spec, opponent, args.games or games, args.seed, args.default)
         if args.json:
             print(json.dumps(row), flush=True)
             continue
