@@ -11,7 +11,7 @@ from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
 from boardlab.core.registry import make
 from boardlab.core.rng import kernel_rng
 from boardlab.games.mancala import evaluate_store
-from boardlab.games.mancala_kernel import reference_playout
+from boardlab.games.mancala.kernel import reference_playout
 
 
 def reference_move(south, north, stores, player, pit, empty_capture):

@@ -209,7 +209,7 @@ class Mancala(Game):
     def playout_kernel(self) -> "Any":
         """The compiled random-playout kernel for this board (built once, numba)."""
         if self._kernel is None:
-            from boardlab.games.mancala_kernel import MancalaKernel
+            from boardlab.games.mancala.kernel import MancalaKernel
 
             self._kernel = MancalaKernel(self)
         return self._kernel

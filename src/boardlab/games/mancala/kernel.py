@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.core.rng import kernel_random, kernel_rng, python_random
-from boardlab.games.mancala import Mancala, MancalaState
+from boardlab.games.mancala.rules import Mancala, MancalaState
 
 
 @njit(cache=True)
