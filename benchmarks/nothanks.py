@@ -14,9 +14,9 @@ import numpy as np
 import torch
 
 from boardlab.core.registry import make
-from boardlab.games.nothanks_expert import expert_value, generate_states
-from boardlab.nn.nothanks_net import feature_matrix, features
-from boardlab.bots.nothanks_net import DEFAULT_MODEL, load_model
+from boardlab.bots.nothanks.expert import expert_value, generate_states
+from boardlab.bots.nothanks.network import feature_matrix, features
+from boardlab.bots.nothanks.net_agent import DEFAULT_MODEL, load_model
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from boardlab.bots.nothanks_net import DEFAULT_MODEL as NOTHANKS_MODEL
+from boardlab.bots.nothanks.net_agent import DEFAULT_MODEL as NOTHANKS_MODEL
 from boardlab.cli import app
 from boardlab.core import plugins
 
@@ -107,14 +107,14 @@ def test_recipes_are_imported_only_when_used():
         from typer.testing import CliRunner
         from boardlab.cli import app
         def loaded():
-            return sorted(m for m in sys.modules if m == "torch" or m in ("boardlab.cli.nothanks", "boardlab.cli.c4_qlearning"))
+            return sorted(m for m in sys.modules if m == "torch" or m in ("boardlab.studies.nothanks.commands", "boardlab.cli.c4_qlearning"))
         assert CliRunner().invoke(app, ["--help"]).exit_code == 0
         print(loaded())
         assert CliRunner().invoke(app, ["train", "--list"]).exit_code == 0
         print(loaded())
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert out == ["[]", "['boardlab.cli.c4_qlearning', 'boardlab.cli.nothanks']"]
+    assert out == ["[]", "['boardlab.cli.c4_qlearning', 'boardlab.studies.nothanks.commands']"]
 
 
 def test_the_built_in_recipes_and_experiments_are_entry_points():

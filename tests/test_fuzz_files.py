@@ -262,7 +262,7 @@ class _Exploit:
 
 @pytest.mark.parametrize("dump", [pickle.dumps, _torch_bytes])
 def test_checkpoints_that_are_pickled_code_are_refused_without_running_it(dump) -> None:
-    from boardlab.nn.nothanks_net import load_checkpoint
+    from boardlab.studies.nothanks.training import load_checkpoint
 
     marker = Path(tempfile.gettempdir()) / "boardlab-fuzz-pwned"
     marker.unlink(missing_ok=True)
@@ -279,7 +279,8 @@ def test_checkpoints_that_are_pickled_code_are_refused_without_running_it(dump) 
 def _nothanks_payload() -> dict:
     from dataclasses import asdict
 
-    from boardlab.nn.nothanks_net import CHECKPOINT_FORMAT, NoThanksNet, TrainConfig
+    from boardlab.bots.nothanks.network import CHECKPOINT_FORMAT, NoThanksNet
+    from boardlab.studies.nothanks.training import TrainConfig
 
     config = TrainConfig(hidden=4)
     return {"format": CHECKPOINT_FORMAT, "config": asdict(config),
@@ -287,7 +288,7 @@ def _nothanks_payload() -> dict:
 
 
 def _load_nothanks(path: Path):
-    from boardlab.nn.nothanks_net import load_checkpoint
+    from boardlab.studies.nothanks.training import load_checkpoint
 
     model, config, metrics = load_checkpoint(path)
     assert all(torch.isfinite(p).all() for p in model.parameters())
@@ -336,7 +337,7 @@ NOTHANKS_METRICS["history"] = {k: v[:5] for k, v in NOTHANKS_METRICS["history"].
         lambda a: put_json(json.loads(json.dumps(NOTHANKS_CONFIG)), *a).encode("utf-8", "surrogatepass")),
 ))
 def test_nothanks_training_configs(data: bytes) -> None:
-    from boardlab.nn.nothanks_net import load_train_config
+    from boardlab.studies.nothanks.training import load_train_config
 
     with scratch() as folder:
         read_cleanly(load_train_config, write(folder, "n.config.json", data))
@@ -349,7 +350,7 @@ def test_nothanks_training_configs(data: bytes) -> None:
         lambda a: put_json(json.loads(json.dumps(NOTHANKS_METRICS)), *a).encode("utf-8", "surrogatepass")),
 ))
 def test_nothanks_metrics_sidecars(data: bytes) -> None:
-    from boardlab.nn.nothanks_net import read_metrics
+    from boardlab.studies.nothanks.training import read_metrics
 
     with scratch() as folder:
         metrics = read_cleanly(read_metrics, write(folder, "n.metrics.json", data))

@@ -8,17 +8,17 @@ import torch
 from typer.testing import CliRunner
 
 from boardlab.arena.stats import wilson
-from boardlab.bots.nothanks_net import AS_WRITTEN_MODEL, DEFAULT_MODEL
+from boardlab.bots.nothanks.net_agent import AS_WRITTEN_MODEL, DEFAULT_MODEL
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
-from boardlab.experiments.nothanks import (
+from boardlab.studies.nothanks.experiments import (
     agreement_in_play, four_player_table, mean_spread, seating_for,
 )
 from boardlab.games.nothanks import PASS, TAKE
-from boardlab.games.nothanks_expert import expert_value, generate_states
+from boardlab.bots.nothanks.expert import expert_value, generate_states
 from test_nothanks_expert import table
 
 runner = CliRunner()
@@ -172,7 +172,7 @@ def test_the_recipes_own_example_runs_in_a_fresh_folder(tmp_path, monkeypatch):
     import re
     import shlex
 
-    from boardlab.cli.nothanks import train
+    from boardlab.studies.nothanks.commands import train
 
     shown = runner.invoke(app, ["train", "nothanks-imitation", "--help"])
     example = re.search(r"\[b\](boardlab train nothanks-imitation .*?)\[/\]", train.__doc__).group(1)

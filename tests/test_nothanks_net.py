@@ -9,14 +9,15 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
+from boardlab.core.config import build, load
 from boardlab.core.errors import BoardlabError, FormatError, SpecError
-from boardlab.games.nothanks_expert import expert_value, generate_state, generate_states
+from boardlab.bots.nothanks.expert import expert_value, generate_state, generate_states
 from boardlab.agents.registry import make_agent
-from boardlab.bots.nothanks_net import NoThanksNetAgent
+from boardlab.bots.nothanks.net_agent import NoThanksNetAgent
+from boardlab.bots.nothanks.network import FEATURE_NAMES, NoThanksNet, feature_matrix, features
 from boardlab.core.registry import make
-from boardlab.nn.nothanks_net import (
-    FEATURE_NAMES, NoThanksNet, TrainConfig, evaluate_model, feature_matrix, features, label, load_checkpoint,
-    save_checkpoint, train,
+from boardlab.studies.nothanks.training import (
+    TrainConfig, evaluate_model, label, load_checkpoint, save_checkpoint, train,
 )
 from test_nothanks_expert import table
 
@@ -69,10 +70,10 @@ def test_training_is_seeded():
 
 
 def test_bad_training_settings_are_named():
-    with pytest.raises(SpecError, match="test_fraction=1.5"):
-        train(TrainConfig(test_fraction=1.5))
-    with pytest.raises(SpecError, match="unknown key 'layers'"):
-        TrainConfig.from_dict({"layers": 3})
+    with pytest.raises(SpecError, match=r"training: 'test_fraction': Input should be less than 1 \(got 1.5\)"):
+        build(TrainConfig, "training", SpecError, test_fraction=1.5)
+    with pytest.raises(SpecError, match="config: unknown key 'layers'"):
+        load(TrainConfig, {"layers": 3}, "config", SpecError)
 
 
 def test_checkpoint_round_trip(tmp_path, tiny):
@@ -132,7 +133,7 @@ def test_flipped_labels_teach_the_expert_read_the_other_way_round():
 
 
 def test_labels_setting_is_checked_and_old_configs_read_as_written():
-    with pytest.raises(SpecError, match="labels='upside-down' \\(as-written or flipped\\)"):
-        TrainConfig(labels="upside-down").check()
+    with pytest.raises(SpecError, match="'labels': Input should be 'as-written' or 'flipped' \\(got 'upside-down'\\)"):
+        build(TrainConfig, "training", SpecError, labels="upside-down")
     old = {k: v for k, v in asdict(TrainConfig()).items() if k != "labels"}  # a config from before the setting
-    assert TrainConfig.from_dict(old).labels == "as-written"
+    assert load(TrainConfig, old, "config").labels == "as-written"

@@ -2,7 +2,7 @@
 
 ``train``, ``experiment`` and ``evaluate`` (:mod:`boardlab.cli.concepts`) find their
 recipes and experiments through entry points; the modules that define boardlab's own
-(:mod:`~boardlab.cli.nothanks`, :mod:`~boardlab.cli.c4_qlearning`, :mod:`~boardlab.cli.c4_book`,
+(:mod:`~boardlab.studies.nothanks.commands`, :mod:`~boardlab.cli.c4_qlearning`, :mod:`~boardlab.cli.c4_book`,
 :mod:`~boardlab.cli.c4_grading`) are imported only when one of them is used.
 """
 

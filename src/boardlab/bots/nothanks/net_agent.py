@@ -12,9 +12,9 @@ from boardlab.core.params import Option
 from boardlab.games.nothanks import PASS, TAKE
 
 if TYPE_CHECKING:
-    from boardlab.nn.nothanks_net import NoThanksNet
+    from boardlab.bots.nothanks.network import NoThanksNet
 
-_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+_MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 #: the committed default model: trained on the expert read with 1 = TAKE (--labels flipped),
 #: the reading that plays well (docs/nothanks.md has the command that made it and its table)
 DEFAULT_MODEL = _MODELS_DIR / "nothanks-flipped.pt"
@@ -27,9 +27,9 @@ _MODELS: dict[tuple[str, int, int], "NoThanksNet"] = {}
 def load_model(path: str | Path) -> "NoThanksNet":
     """Load a No Thanks! network once per file version (path, size, mtime)."""
     def read(file: Path) -> "NoThanksNet":
-        from boardlab.nn.nothanks_net import load_checkpoint  # torch, only when a network plays
+        from boardlab.bots.nothanks.network import read_checkpoint  # torch, only when a network plays
 
-        return load_checkpoint(file)[0]
+        return read_checkpoint(file)[0]
 
     return load_once_per_version(_MODELS, Path(path), read, f"nothanks-net: no model file at {path}")
 

@@ -6,7 +6,7 @@ from boardlab.agents.base import Agent
 from boardlab.core.game import State
 from boardlab.core.params import Option
 from boardlab.games.nothanks import PASS, TAKE
-from boardlab.games.nothanks_expert import expert_value
+from boardlab.bots.nothanks.expert import expert_value
 
 
 class NoThanksExpertAgent(Agent):
@@ -14,7 +14,7 @@ class NoThanksExpertAgent(Agent):
 
     ``read=flipped`` reads the expert's scale the other way round (1 = TAKE),
     the reading under which most of its rules make sense to a player (see
-    :mod:`boardlab.games.nothanks_expert`); it is not the study's expert and
+    :mod:`boardlab.bots.nothanks.expert`); it is not the study's expert and
     serves only to show how much the direction of the scale matters.
     """
 

@@ -29,7 +29,7 @@ from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
-from boardlab.nn.nothanks_net import TrainConfig, evaluate_model, load_checkpoint, read_metrics, sidecar, train
+from boardlab.studies.nothanks.training import TrainConfig, evaluate_model, load_checkpoint, read_metrics, sidecar, train
 
 
 def mean_spread(values: Sequence[float]) -> dict[str, float]:
@@ -222,8 +222,8 @@ def agreement_in_play(agents: Sequence[str], games: int, seed: int, model: str |
     passing is allowed, whoever is to move. Generated states are only a proxy
     for these; this is the agreement that decides how alike the two play.
     """
-    from boardlab.bots.nothanks_net import DEFAULT_MODEL, load_model
-    from boardlab.nn.nothanks_net import label
+    from boardlab.bots.nothanks.net_agent import DEFAULT_MODEL, load_model
+    from boardlab.studies.nothanks.training import label
 
     net = load_model(model or DEFAULT_MODEL)
     labels = load_checkpoint(model or DEFAULT_MODEL)[1].labels  # the reading the net was trained on
@@ -251,7 +251,7 @@ def evaluate_model_file(model: str | Path, states: int = 1000, seed: int = 2026,
     With ``plot`` the learning curve is drawn from ``NAME.metrics.json`` beside the model
     into that file; nothing is written otherwise.
     """
-    from boardlab.games.nothanks_expert import generate_states
+    from boardlab.bots.nothanks.expert import generate_states
 
     if states < 1:
         raise BoardlabError(f"--states must be positive, not {states}")

@@ -54,6 +54,7 @@ gives them (section 2 of the study, its list of expert decisions):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -136,7 +137,9 @@ def expert_value(state: NoThanksState) -> float:
     return expert_decision(state).value
 
 
-GENERATORS = ("plausible", "random")
+#: the state generators (see generate_state); a training config's ``generator`` is one of them
+Generator = Literal["plausible", "random"]
+GENERATORS: tuple[str, ...] = get_args(Generator)
 
 
 def generate_state(game: NoThanks, seed: int, play: str = "plausible") -> NoThanksState:

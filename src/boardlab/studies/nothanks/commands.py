@@ -2,7 +2,7 @@
 
 ``boardlab train nothanks-imitation``, ``boardlab evaluate MODEL`` (for its model
 files) and ``boardlab experiment nothanks-imitation``. The work is in
-:mod:`boardlab.nn.nothanks_net` and :mod:`boardlab.experiments.nothanks`.
+:mod:`boardlab.studies.nothanks.training` and :mod:`boardlab.studies.nothanks.experiments`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from rich.table import Table
 
 from boardlab.commands.console import console, print_json, progress_bar
 from boardlab.commands.plugin import Experiment, Recipe
+from boardlab.core.config import build
 from boardlab.core.errors import SpecError
 from boardlab.core.files import check_output_file, output_file
 
@@ -39,12 +40,12 @@ def train(
     )] = False,
 ) -> None:
     """Train the 8-32-32-1 network on the expert's TAKE/PASS values, e.g. [b]boardlab train nothanks-imitation --states 1000 --seed 1 --out models/nothanks.pt[/]."""
-    from boardlab.nn.nothanks_net import TrainConfig, save_model_files
-    from boardlab.nn.nothanks_net import train as run_training
+    from boardlab.studies.nothanks.training import TrainConfig, save_model_files
+    from boardlab.studies.nothanks.training import train as run_training
 
-    config = TrainConfig(states=states, epochs=epochs, seed=seed, test_fraction=test_fraction,
-                         patience=patience, batch_size=batch_size, lr=lr, schedule=schedule, generator=generator, labels=labels)
-    config.check()
+    config = build(TrainConfig, "nothanks-imitation training", SpecError, states=states, epochs=epochs, seed=seed,
+                   test_fraction=test_fraction, patience=patience, batch_size=batch_size, lr=lr, schedule=schedule,
+                   generator=generator, labels=labels)
     output_file(out, "--out")  # before training (models/ is made in a fresh folder)
     with progress_bar("training") as progress:
         task = progress.add_task("train", total=epochs, note="")
@@ -93,7 +94,7 @@ def evaluate(
     )] = False,
 ) -> None:
     """Agreement with the expert (TAKE/PASS at 0.5), MSE and confusion on fresh states."""
-    from boardlab.experiments.nothanks import evaluate_model_file
+    from boardlab.studies.nothanks.experiments import evaluate_model_file
 
     result = evaluate_model_file(model, states, seed, plot)
     if json_out:
@@ -106,7 +107,7 @@ def evaluate(
 
 
 def _recognises(path: Path) -> bool:
-    from boardlab.nn.nothanks_net import is_checkpoint
+    from boardlab.bots.nothanks.network import is_checkpoint
 
     return is_checkpoint(path)
 
@@ -145,8 +146,8 @@ def run_experiment(
     import json
 
     from boardlab.core.records import write_atomic
-    from boardlab.experiments.nothanks import four_player_table, imitation_over_seeds
-    from boardlab.nn.nothanks_net import TrainConfig
+    from boardlab.studies.nothanks.experiments import four_player_table, imitation_over_seeds
+    from boardlab.studies.nothanks.training import TrainConfig
 
     if part not in ("imitation", "table", "all"):
         raise SpecError(f"--part must be imitation, table or all, not {part!r}")
@@ -156,12 +157,14 @@ def run_experiment(
         with progress_bar("imitation") as progress:
             task = progress.add_task("seeds", total=seeds, note="")
             study = imitation_over_seeds(
-                range(1, seeds + 1), TrainConfig(states=states, generator=generator),
+                range(1, seeds + 1), build(TrainConfig, "nothanks-imitation experiment", SpecError, states=states, generator=generator),
                 on_run=lambda s, run: progress.update(task, advance=1, note=f"seed {s}: {100 * run['agreement']:.1f} %"),
             )
         results["imitation"]["study"] = study
         if big_states:
-            results["imitation"]["large"] = imitation_over_seeds([1], TrainConfig(states=big_states, batch_size=128, generator=generator))
+            large = build(TrainConfig, "nothanks-imitation experiment (--big-states)", SpecError,
+                          states=big_states, batch_size=128, generator=generator)
+            results["imitation"]["large"] = imitation_over_seeds([1], large)
     if part in ("table", "all"):
         specs = [s.strip() for s in (agents.split(";") if ";" in agents else agents.split(","))]
         with progress_bar("table") as progress:
