@@ -5,7 +5,7 @@
 
 * random games: uniformly random legal actions, in the compiled kernel (what MCTS playouts and
   ``random_games`` run) and in the Python engine (``state.legal_actions()`` / ``apply_action``);
-* algorithmic games: every seat the study's player, compiled (``boardlab.bots.ttr_compiled``, what
+* algorithmic games: every seat the study's player, compiled (``boardlab.bots.tickettoride.compiled``, what
   ``boardlab experiment ttr-study`` runs) and in Python (the ``ttr-algorithmic`` agent through
   ``play_game``);
 * ``--check-games N``: N random games per player count in the kernel with every state checked
@@ -27,7 +27,7 @@ import numpy as np
 
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
-from boardlab.bots.ttr_compiled import CompiledPlayer
+from boardlab.bots.tickettoride.compiled import CompiledPlayer
 from boardlab.core.registry import make
 
 COUNTS = (2, 3, 4, 5)

@@ -11,7 +11,7 @@ from boardlab.core.registry import make
 
 @pytest.mark.parametrize("spec", ["tickettoride:players=2,variant=study", "tickettoride:players=3", "tickettoride:variant=study", "tickettoride:players=5"])
 def test_the_compiled_player_plays_the_python_players_games(spec):
-    from boardlab.bots.ttr_compiled import CompiledPlayer
+    from boardlab.bots.tickettoride.compiled import CompiledPlayer
 
     game = make(spec)
     compiled = CompiledPlayer(game)
@@ -26,7 +26,7 @@ def test_the_compiled_player_plays_the_python_players_games(spec):
 
 
 def test_with_nothing_to_draw_the_player_claims_instead_of_a_forbidden_pass():
-    from boardlab.bots.ttr_algorithmic import TTRAlgorithmicAgent
+    from boardlab.bots.tickettoride.algorithmic import TTRAlgorithmicAgent
     from boardlab.games.tickettoride.state import KEEP_BASE, SETUP
 
     game = make("tickettoride", players=2, variant="study")

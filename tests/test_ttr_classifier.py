@@ -7,9 +7,8 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from boardlab.bots.ttr_algorithmic import TTRAlgorithmicAgent, planner_for
-from boardlab.bots.ttr_dataset import DataConfig, build, load, save
-from boardlab.bots.ttr_features import (
+from boardlab.bots.tickettoride.algorithmic import TTRAlgorithmicAgent, planner_for
+from boardlab.bots.tickettoride.features import (
     CARDS_CLASS,
     CLAIM_CLASS,
     FEATURE_NAMES,
@@ -19,8 +18,8 @@ from boardlab.bots.ttr_features import (
     features,
     legal_classes,
 )
-from boardlab.bots.ttr_net import DEFAULT_MODEL, TTRNetAgent
-from boardlab.bots.ttr_planning import prepare
+from boardlab.bots.tickettoride.net import DEFAULT_MODEL, TTRNetAgent
+from boardlab.bots.tickettoride.planning import prepare
 from boardlab.cli.app import app
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.games.tickettoride.state import (
@@ -30,7 +29,8 @@ from boardlab.games.tickettoride.state import (
     TURN,
     TicketToRide,
 )
-from boardlab.nn import ttr_net
+from boardlab.studies.tickettoride import training as ttr_net
+from boardlab.studies.tickettoride.dataset import DataConfig, build, load, save
 
 runner = CliRunner()
 
@@ -123,7 +123,7 @@ def test_dataset_file_round_trip_and_refusals(small, tmp_path):
 
 
 def test_training_resumes_exactly(small, tmp_path):
-    from boardlab.experiments.ttr_classifier import train_model
+    from boardlab.studies.tickettoride.classifier import train_model
 
     config = ttr_net.NetConfig(epochs=3, seed=2)
     straight = train_model(small, config, tmp_path / "a.pt")
@@ -145,6 +145,25 @@ def test_committed_model_loads_weights_only_and_classifies_held_out_games():
     assert payload["format"] == ttr_net.CHECKPOINT_FORMAT and payload["config"]["hidden1"] == 180
     metrics = json.loads(DEFAULT_MODEL.with_name("ttr_net.metrics.json").read_text())
     assert metrics["test"]["accuracy"] > 0.9 and metrics["split"]["test_games"] > 0
+
+
+def test_a_checkpoints_config_is_checked_naming_the_file_and_the_key(tmp_path):
+    from boardlab.bots.tickettoride.network import load_model
+
+    payload = torch.load(DEFAULT_MODEL, map_location="cpu", weights_only=True)
+    for name, change, message in (("extra", {"size": 3}, "unknown key 'size'"), ("lr", {"lr": -1.0}, "'lr'"),
+                                  ("width", {"hidden1": 0}, "'hidden1'")):
+        path = tmp_path / f"{name}.pt"
+        torch.save(dict(payload, config=dict(payload["config"], **change)), path)
+        with pytest.raises(FormatError, match=f"^{path}: .*{message}"):
+            ttr_net.load(path)
+    with pytest.raises(FormatError, match=f"^{tmp_path / 'width.pt'}: 'hidden1'"):
+        load_model(tmp_path / "width.pt")
+    # playing needs only the network's shape: the training settings are the study's to check
+    assert load_model(tmp_path / "lr.pt").layers[0].out_features == 180
+    refused = runner.invoke(app, ["train", "ttr-classifier", "--lr", "-1", "--out", str(tmp_path / "n.pt")])
+    assert refused.exit_code == 2 and "boardlab train ttr-classifier: 'lr'" in refused.output
+    assert not (tmp_path / "n.pt").exists()
 
 
 def biased_model(path, favourite):
@@ -261,7 +280,7 @@ def test_experiments_b_and_c_from_one_command_each(tmp_path):
 
 
 def test_the_agents_numpy_network_gives_the_torch_networks_outputs():
-    from boardlab.bots.ttr_net import load_weights, logits
+    from boardlab.bots.tickettoride.net import load_weights, logits
 
     model = ttr_net.load(DEFAULT_MODEL).model.eval()
     x = np.random.default_rng(3).uniform(0, 60, size=(16, model.divisor.shape[0]))

@@ -1,7 +1,7 @@
 """ttr-ismcts: determinised search over the algorithmic player's playouts."""
 
-from boardlab.bots.ttr_algorithmic import TTRAlgorithmicAgent
-from boardlab.bots.ttr_search import TTRSearchAgent
+from boardlab.bots.tickettoride.algorithmic import TTRAlgorithmicAgent
+from boardlab.bots.tickettoride.search import TTRSearchAgent
 from boardlab.games.tickettoride.state import CLAIM_BASE, DRAW_DECK, DRAW_TICKETS, KEEP, SETUP, TURN, TicketToRide
 
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from boardlab.arena.store import ResultStore
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError
-from boardlab.experiments import ttr_study
+from boardlab.studies.tickettoride import study as ttr_study
 
 runner = CliRunner()
 

@@ -9,7 +9,7 @@ root's statistics over determinisations): every iteration
    tickets and offers, future reshuffles);
 2. plays every candidate move still in the race on that one deal, then the
    game out with the compiled algorithmic player in every seat
-   (:func:`boardlab.bots.ttr_compiled.play`, the very moves of
+   (:func:`boardlab.bots.tickettoride.compiled.play`, the very moves of
    ``ttr-algorithmic``, deterministic given the deal), scoring the seat's win
    share (ties shared) plus a small share of its score margin over the best
    opponent, which breaks ties between moves that win or lose alike. The same
@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 
 from boardlab.agents.base import Agent
-from boardlab.bots.ttr_algorithmic import TTRAlgorithmicAgent, planner_for
-from boardlab.bots.ttr_planning import best_claim, prepare
+from boardlab.bots.tickettoride.algorithmic import TTRAlgorithmicAgent, planner_for
+from boardlab.bots.tickettoride.planning import best_claim, prepare
 from boardlab.core.game import State
 from boardlab.core.params import Option, between
 from boardlab.games.tickettoride.map import LOCO
@@ -63,8 +63,7 @@ class Playouts:
     """The compiled algorithmic player's playouts for one game (players, variant)."""
 
     def __init__(self, game: TicketToRide) -> None:
-        from boardlab.bots.ttr_compiled import compiled_player
-        from boardlab.bots.ttr_dataset import default_options
+        from boardlab.bots.tickettoride.compiled import compiled_player, default_options
 
         self.player = compiled_player(game, default_options(game.num_players()))
         n = game.num_players()
@@ -78,7 +77,7 @@ class Playouts:
 
     def value(self, state: TicketToRideState, seat: int) -> float:
         """Play ``state`` to the end (every seat the algorithm); the seat's win share and margin."""
-        from boardlab.bots.ttr_compiled import play
+        from boardlab.bots.tickettoride.compiled import play
         from boardlab.games.tickettoride import kernel as K
 
         S = K.pack(state)

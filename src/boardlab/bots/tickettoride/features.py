@@ -42,7 +42,7 @@ from typing import Sequence
 
 import numpy as np
 
-from boardlab.bots.ttr_planning import Plan
+from boardlab.bots.tickettoride.planning import Plan
 from boardlab.games.tickettoride import scoring
 from boardlab.games.tickettoride.state import (
     CLAIM_BASE,

@@ -1,6 +1,6 @@
 """The Ticket to Ride study's algorithmic player (Łabno 2018) as an agent: ``ttr-algorithmic``.
 
-At each decision it prepares its turn (:func:`boardlab.bots.ttr_planning.prepare`):
+At each decision it prepares its turn (:func:`boardlab.bots.tickettoride.planning.prepare`):
 the cheapest route in trains of each of its tickets (ties: more route points;
 :func:`scipy.sparse.csgraph.dijkstra`), the *goal* links those routes still
 need, the *possible* claims (goal routes, routes of 5 or 6, any route when the
@@ -38,7 +38,7 @@ It is deterministic and reads only what its seat may see: its own hand and
 tickets and the public board. ``statistics()`` counts *forbidden* decisions (a
 flowchart decision the rules do not allow at that moment; the study's games
 ended there): the player then takes the first legal fallback; none happen in
-the 1,000-game experiment. Its compiled twin (:mod:`boardlab.bots.ttr_compiled`)
+the 1,000-game experiment. Its compiled twin (:mod:`boardlab.bots.tickettoride.compiled`)
 plays the same moves, and the arena uses it through :meth:`compiled_match`.
 """
 
@@ -47,7 +47,7 @@ from __future__ import annotations
 from typing import Any
 
 from boardlab.agents.base import Agent
-from boardlab.bots.ttr_planning import Plan, Planner, best_claim, choose_tickets, prepare, shortfall
+from boardlab.bots.tickettoride.planning import Plan, Planner, best_claim, choose_tickets, prepare, shortfall
 from boardlab.core.game import State
 from boardlab.core.params import Option
 from boardlab.games.tickettoride.map import LOCO
@@ -97,10 +97,10 @@ class TTRAlgorithmicAgent(Agent):
 
     @classmethod
     def compiled_match(cls, game, agents, seed: int):
-        """The whole game in compiled code (:mod:`boardlab.bots.ttr_compiled`): the same moves as
+        """The whole game in compiled code (:mod:`boardlab.bots.tickettoride.compiled`): the same moves as
         :meth:`step` (the tests compare them), some fifty times faster."""
         from boardlab.agents.base import CompiledMatch
-        from boardlab.bots.ttr_compiled import compiled_player
+        from boardlab.bots.tickettoride.compiled import compiled_player
 
         if not isinstance(game, TicketToRide):
             return None

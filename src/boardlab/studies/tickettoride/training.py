@@ -1,11 +1,9 @@
-"""The Ticket to Ride study's classifier: 26 features -> 180 -> 160 -> 4 classes, trained by AdaGrad.
+"""Training the Ticket to Ride study's classifier (:mod:`boardlab.bots.tickettoride.network`) by AdaGrad.
 
-As the study (Łabno 2018) built it with TensorFlow's ``DNNClassifier``: two
-hidden ReLU layers of 180 and 160 units, four outputs (pass, draw cards, draw
-tickets, claim) whose softmax is the class probability, cross-entropy summed
-over a batch of 250 decisions (``tf.losses.Reduction.SUM``), AdaGrad with
-TensorFlow's defaults for that estimator (learning rate 0.05, initial
-accumulator 0.1). The inputs are the study's raw integers by default
+As the study (Łabno 2018) trained it with TensorFlow's ``DNNClassifier``:
+cross-entropy summed over a batch of 250 decisions (``tf.losses.Reduction.SUM``),
+AdaGrad with TensorFlow's defaults for that estimator (learning rate 0.05,
+initial accumulator 0.1). The inputs are the study's raw integers by default
 (``scale="none"``); ``scale="range"`` divides each by the upper end of its range
 in the study's table.
 
@@ -17,7 +15,7 @@ the batches an uninterrupted one would.
 
 A checkpoint is ``torch.save`` of a plain dict (tensors, numbers, strings),
 loaded with ``torch.load(..., weights_only=True)``: no pickled code runs.
-The rows come from :mod:`boardlab.bots.ttr_dataset` as arrays: this module
+The rows come from :mod:`boardlab.studies.tickettoride.dataset` as arrays: this module
 plays no game.
 """
 
@@ -25,96 +23,50 @@ from __future__ import annotations
 
 import io
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Annotated, Any, Callable, Literal
 
 import numpy as np
+import pydantic.dataclasses
 import torch
+from pydantic import Field
 from torch import nn
 
-from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.bots.tickettoride.network import (
+    CHECKPOINT_FORMAT,
+    NUM_CLASSES,
+    Scale,
+    TTRNet,
+    Width,
+    damaged,
+    read,
+    restore,
+)
+from boardlab.core.config import STRICT
+from boardlab.core.config import load as load_config
+from boardlab.core.errors import BoardlabError
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
 from boardlab.nn import checkpoint
 
-CHECKPOINT_FORMAT = "boardlab-ttr-net/1"
-NUM_FEATURES = 26
-NUM_CLASSES = 4
-SCALES = ("none", "range")
-#: the upper end of each feature's range in the study's table, in the order of boardlab.bots.ttr_features.FEATURE_NAMES
-RANGES = (100, 120, 5, 120, 120, 30, 30, 45, 200, 120, 40, 40, 40, 40, 5,
-          45, 45, 45, 45, 45, 45, 45, 45, 30, 30, 200)
+#: epochs and decisions per batch
+Count = Annotated[int, Field(ge=1, le=100_000)]
 
 
-@dataclass
+@pydantic.dataclasses.dataclass(config=STRICT)
 class NetConfig:
     """Everything that decides a training run (saved in the checkpoint)."""
 
-    hidden1: int = 180
-    hidden2: int = 160
-    epochs: int = 40
-    batch_size: int = 250
-    lr: float = 0.05
-    initial_accumulator: float = 0.1
-    loss: str = "sum"           # sum (the study) or mean over the batch
-    scale: str = "none"         # none (the study's raw integers) or range
+    hidden1: Width = 180
+    hidden2: Width = 160
+    epochs: Count = 40
+    batch_size: Count = 250
+    lr: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 0.05
+    initial_accumulator: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.1
+    loss: Literal["sum", "mean"] = "sum"  # sum (the study) or mean over the batch
+    scale: Scale = "none"                 # none (the study's raw integers) or range
     seed: int = 1
-
-    def check(self) -> None:
-        for name in ("hidden1", "hidden2", "epochs", "batch_size"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1 or value > 100_000:
-                raise BoardlabError(f"--{name.replace('_', '-')} must be a whole number from 1 to 100000, not {value!r}")
-        if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and self.lr > 0):
-            raise BoardlabError(f"--lr must be a positive number, not {self.lr!r}")
-        if self.loss not in ("sum", "mean"):
-            raise BoardlabError(f"--loss must be sum or mean, not {self.loss!r}")
-        if self.scale not in SCALES:
-            raise BoardlabError(f"--scale must be one of {', '.join(SCALES)}, not {self.scale!r}")
-
-    @classmethod
-    def from_dict(cls, raw: Any, where: str) -> "NetConfig":
-        if not isinstance(raw, dict):
-            raise FormatError(f"{where}: the config is not an object")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(raw) - known)
-        if unknown:
-            raise FormatError(f"{where}: unknown config keys {unknown}")
-        config = cls(**raw)
-        try:
-            config.check()
-        except BoardlabError as exc:
-            raise FormatError(f"{where}: {exc}") from None
-        return config
-
-
-class TTRNet(nn.Module):
-    """26 -> hidden1 -> hidden2 -> 4 with ReLU; the input scale is a buffer, saved with the weights."""
-
-    def __init__(self, hidden1: int = 180, hidden2: int = 160, scale: str = "none") -> None:
-        super().__init__()
-        divisor = torch.tensor(RANGES, dtype=torch.float32) if scale == "range" else torch.ones(NUM_FEATURES)
-        self.register_buffer("divisor", divisor)
-        self.layers = nn.Sequential(
-            nn.Linear(NUM_FEATURES, hidden1), nn.ReLU(),
-            nn.Linear(hidden1, hidden2), nn.ReLU(),
-            nn.Linear(hidden2, NUM_CLASSES),
-        )
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.layers(x / self.divisor)
-
-    def numpy_weights(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The layers as (W, b) float64 arrays with the divisor folded into the first, for torch-free play."""
-        linears = [m for m in self.layers if isinstance(m, nn.Linear)]
-        out = []
-        for i, layer in enumerate(linears):
-            w = layer.weight.detach().double().numpy().copy()
-            if i == 0:
-                w = w / self.divisor.double().numpy()[None, :]
-            out.append((w, layer.bias.detach().double().numpy().copy()))
-        return out
 
 
 def evaluate(model: TTRNet, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
@@ -150,7 +102,6 @@ class Run:
 
 
 def new_run(config: NetConfig, extra: dict[str, Any] | None = None) -> Run:
-    config.check()
     torch.manual_seed(derive_seed(config.seed, "ttr-net-init"))
     model = TTRNet(config.hidden1, config.hidden2, config.scale)
     optimiser = torch.optim.Adagrad(model.parameters(), lr=config.lr, initial_accumulator_value=config.initial_accumulator)
@@ -224,23 +175,18 @@ def save(path: str | Path, run: Run) -> None:
 def load(path: str | Path) -> Run:
     """A run written by :func:`save` (``weights_only=True``); any other file is a FormatError naming it."""
     path = Path(path)
-    payload = checkpoint.read_checkpoint(path, CHECKPOINT_FORMAT, "Ticket to Ride network",
-                                         missing=f"no Ticket to Ride network at {path}")
-    config = NetConfig.from_dict(payload.get("config"), str(path))
+    payload = read(path)
+    config = load_config(NetConfig, payload.get("config"), str(path))
     run = new_run(config)
+    restore(run.model, payload, path)
     try:
-        run.model.load_state_dict(payload["state_dict"])
         if "optimiser" in payload:
             run.optimiser.load_state_dict(payload["optimiser"])
         run.epoch = int(payload.get("epoch", 0))
         run.history = {k: [float(v) for v in vs] for k, vs in dict(payload.get("history", {})).items()}
         run.extra = dict(payload.get("extra", {}))
     except (KeyError, TypeError, RuntimeError, ValueError) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise FormatError(f"{path}: damaged Ticket to Ride network ({first[:200]})") from None
-    if not all(torch.isfinite(p).all() for p in run.model.parameters()):
-        raise FormatError(f"{path}: the weights are not all finite numbers")
-    run.model.eval()
+        raise damaged(path, exc) from None
     return run
 
 

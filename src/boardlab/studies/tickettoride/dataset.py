@@ -7,14 +7,14 @@ one player's turns: what it kept are *player-games* (a seat in a game), and
 their decisions are that seat's turns. :func:`build` does the same:
 
 1. play ``games`` games per player count with the compiled algorithmic player
-   (:mod:`boardlab.bots.ttr_compiled`; the same moves as the Python agent, some
+   (:mod:`boardlab.bots.tickettoride.compiled`; the same moves as the Python agent, some
    fifty times faster), every seat the default ``ttr-algorithmic``;
 2. select player-games: ``best`` (the highest scores, at least ``min_score``,
    at most ``best`` per player count: the study's selection) or ``all`` (every
    seat of every game);
 3. replay each selected game in the Python engine and record, at the first
    decision of each of the selected seat's turns, the 26 features
-   (:mod:`boardlab.bots.ttr_features`) and the class of the action it took;
+   (:mod:`boardlab.bots.tickettoride.features`) and the class of the action it took;
 4. split *by game* (a game's rows all go to training or all to the test), never
    by decision: two turns of one game are too alike to test one on the other.
 
@@ -34,10 +34,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from boardlab.bots.ttr_algorithmic import TTRAlgorithmicAgent, planner_for
-from boardlab.bots.ttr_compiled import compiled_player
-from boardlab.bots.ttr_features import NUM_FEATURES, action_class, features
-from boardlab.bots.ttr_planning import prepare
+from boardlab.bots.tickettoride.algorithmic import planner_for
+from boardlab.bots.tickettoride.compiled import compiled_player, default_options
+from boardlab.bots.tickettoride.features import NUM_FEATURES, action_class, features
+from boardlab.bots.tickettoride.planning import prepare
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
@@ -79,13 +79,6 @@ class DataConfig:
 
 def game_for(players: int, variant: str) -> TicketToRide:
     return TicketToRide(players=players, variant=variant)
-
-
-def default_options(players: int) -> tuple:
-    """The compiled player's per-seat options of the default ``ttr-algorithmic``."""
-    config = TTRAlgorithmicAgent().config
-    seat = tuple(sorted((k, v) for k, v in config.items() if k != "seed"))
-    return (seat,) * players
 
 
 def game_seed(seed: int, players: int, index: int) -> int:

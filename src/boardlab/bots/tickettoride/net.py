@@ -1,7 +1,7 @@
 """The study's neural player as an agent: ``ttr-net`` (torch is imported only to read the model file).
 
 At the first decision of each of its turns the network picks the *type* of
-action from the 26 features (:mod:`boardlab.bots.ttr_features`): pass, draw
+action from the 26 features (:mod:`boardlab.bots.tickettoride.features`): pass, draw
 cards, draw tickets or claim. The concrete card, route and tickets come from
 the algorithmic player's own flowcharts, as in the study; every other decision
 (the second card, which tickets to keep) is the algorithmic player's.
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.bots.ttr_algorithmic import TTRAlgorithmicAgent, planner_for
-from boardlab.bots.ttr_features import (
+from boardlab.bots.tickettoride.algorithmic import TTRAlgorithmicAgent, planner_for
+from boardlab.bots.tickettoride.features import (
     CARDS_CLASS,
     CLAIM_CLASS,
     PASS_CLASS,
@@ -47,7 +47,7 @@ from boardlab.games.tickettoride.state import (
 )
 
 #: the committed model (docs/tickettoride-classifier.md gives the command that made it)
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "ttr_net.pt"
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "ttr_net.pt"
 
 _WEIGHTS: dict[tuple[str, int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
 
@@ -55,9 +55,9 @@ _WEIGHTS: dict[tuple[str, int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
 def load_weights(path: str | Path) -> list[tuple[np.ndarray, np.ndarray]]:
     """The network's layers as numpy arrays, read once per file version (path, size, mtime)."""
     def read(file: Path) -> list[tuple[np.ndarray, np.ndarray]]:
-        from boardlab.nn.ttr_net import load  # torch, only when a network is read
+        from boardlab.bots.tickettoride.network import load_model  # torch, only when a network is read
 
-        return load(file).model.numpy_weights()
+        return load_model(file).numpy_weights()
 
     return load_once_per_version(_WEIGHTS, Path(path), read, f"ttr-net: no model file at {path}")
 

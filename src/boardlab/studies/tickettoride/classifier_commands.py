@@ -1,5 +1,5 @@
 """The Ticket to Ride classifier as a recipe and experiments: ``boardlab train ttr-classifier`` and
-``boardlab experiment ttr-classifier-*``. The work is in :mod:`boardlab.experiments.ttr_classifier`."""
+``boardlab experiment ttr-classifier-*``. The work is in :mod:`boardlab.studies.tickettoride.classifier`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import typer
 
 from boardlab.commands.console import console, print_json, progress_bar
 from boardlab.commands.plugin import Experiment, Recipe
+from boardlab.core.config import build
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import check_output_file, output_file
 
@@ -47,15 +48,15 @@ def train(
     )] = False,
 ) -> None:
     """Train the study's classifier (26 features, 180-160, 4 action types) on ttr-algorithmic's decisions, e.g. [b]boardlab train ttr-classifier --out models/ttr_net.pt[/]."""
-    from boardlab.bots.ttr_dataset import DataConfig
-    from boardlab.experiments.ttr_classifier import dataset, train_model
-    from boardlab.nn.ttr_net import NetConfig
+    from boardlab.studies.tickettoride.classifier import dataset, train_model
+    from boardlab.studies.tickettoride.dataset import DataConfig
+    from boardlab.studies.tickettoride.training import NetConfig
 
     data_config = DataConfig(games=games, selection=selection, best=best, min_score=min_score, players=_counts(players),
                              variant=variant, test_fraction=test_fraction, seed=data_seed)
     data_config.check()
-    net_config = NetConfig(epochs=epochs, batch_size=batch_size, lr=lr, loss=loss, scale=scale, seed=seed)
-    net_config.check()
+    net_config = build(NetConfig, "boardlab train ttr-classifier", epochs=epochs, batch_size=batch_size, lr=lr, loss=loss,
+                       scale=scale, seed=seed)
     output_file(out, "--out")
     if data is not None:
         check_output_file(data, "--data")
@@ -86,7 +87,7 @@ def evaluate(
     )] = False,
 ) -> None:
     """Held-out accuracy of a classifier on the games its training held out (split by game)."""
-    from boardlab.experiments.ttr_classifier import held_out_report
+    from boardlab.studies.tickettoride.classifier import held_out_report
 
     report = held_out_report(model, data)
     if json_out:
@@ -99,7 +100,7 @@ def evaluate(
 
 
 def _recognises(path: Path) -> bool:
-    from boardlab.nn.ttr_net import is_checkpoint
+    from boardlab.studies.tickettoride.training import is_checkpoint
 
     return is_checkpoint(path)
 
@@ -124,7 +125,7 @@ def _write(path: Optional[Path], text: str) -> None:
 def _print_table(title: str, rows: dict, study: Optional[dict], lines) -> None:
     from rich.table import Table
 
-    from boardlab.experiments.ttr_classifier import markdown
+    from boardlab.studies.tickettoride.classifier import markdown
 
     table = Table(title=title)
     text = markdown(rows, study, lines).splitlines()
@@ -155,8 +156,8 @@ def versus(
     """Experiment (a): the network in every seat against the algorithmic player it imitates (same deals), the study's tables beside."""
     import sys
 
-    from boardlab.experiments import ttr_study
-    from boardlab.experiments.ttr_classifier import NET_LINES, STUDY_NET, markdown, versus as run_versus
+    from boardlab.studies.tickettoride import study as ttr_study
+    from boardlab.studies.tickettoride.classifier import NET_LINES, STUDY_NET, markdown, versus as run_versus
 
     for path, option in ((markdown_out, "--markdown"),):
         if path is not None:
@@ -183,7 +184,7 @@ def versus(
 
 
 def _data_options(games: int, players: str, variant: str, data_seed: int):
-    from boardlab.bots.ttr_dataset import DataConfig
+    from boardlab.studies.tickettoride.dataset import DataConfig
 
     config = DataConfig(games=games, players=_counts(players), variant=variant, seed=data_seed)
     config.check()
@@ -213,14 +214,13 @@ def models(
     import sys
 
     from boardlab.core.files import output_folder
-    from boardlab.experiments.ttr_classifier import (
+    from boardlab.studies.tickettoride.classifier import (
         B_LINES, STUDY_SPECIFIC, STUDY_UNIVERSAL, markdown, range_plot, universal_vs_specific,
     )
-    from boardlab.nn.ttr_net import NetConfig
+    from boardlab.studies.tickettoride.training import NetConfig
 
     data_config = _data_options(data_games, players, variant, data_seed)
-    net_config = NetConfig(epochs=epochs)
-    net_config.check()
+    net_config = build(NetConfig, "boardlab experiment ttr-net-models", epochs=epochs)
     out = output_folder(folder, "--out")
     if markdown_out is not None:
         check_output_file(markdown_out, "--markdown")
@@ -266,8 +266,8 @@ def progress(
     import sys
 
     from boardlab.core.files import output_folder
-    from boardlab.experiments.ttr_classifier import C_LINES, learning_progress, progress_plot
-    from boardlab.nn.ttr_net import NetConfig
+    from boardlab.studies.tickettoride.classifier import C_LINES, learning_progress, progress_plot
+    from boardlab.studies.tickettoride.training import NetConfig
 
     if step < 1 or steps < 1:
         raise BoardlabError("--step and --steps must be at least 1")
@@ -283,7 +283,7 @@ def progress(
     columns = {str(r["step"]): r for r in result["rows"]}
     study = {str(i): r for i, r in enumerate(result["study"])} if step == 100 else None
     lines = [("step", "step", 0), *C_LINES]
-    from boardlab.experiments.ttr_classifier import markdown
+    from boardlab.studies.tickettoride.classifier import markdown
 
     text = markdown(columns, study, lines).replace("players |", "|").replace("| overall |", "|")
     _write(markdown_out, text + "\n")

@@ -1,6 +1,6 @@
 """The Ticket to Ride study as an experiment (entry point ``ttr-study``): ``boardlab experiment ttr-study``.
 
-The work is in :mod:`boardlab.experiments.ttr_study`; this module only wires the command.
+The work is in :mod:`boardlab.studies.tickettoride.study`; this module only wires the command.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def run(
     import time
 
     from boardlab.arena.backends import default_workers
-    from boardlab.experiments import ttr_study
+    from boardlab.studies.tickettoride import study as ttr_study
 
     if engine not in ("auto", "python"):
         raise BoardlabError(f"--engine must be auto or python, not {engine!r}")

@@ -1,7 +1,7 @@
 """The algorithmic Ticket to Ride player compiled with numba: whole games in one call, for experiments.
 
-Decision for decision the same player as :mod:`boardlab.bots.ttr_algorithmic` (its planning in
-:mod:`boardlab.bots.ttr_planning` is the plain-Python reference): the tests play games with both and
+Decision for decision the same player as :mod:`boardlab.bots.tickettoride.algorithmic` (its planning in
+:mod:`boardlab.bots.tickettoride.planning` is the plain-Python reference): the tests play games with both and
 compare every action. The one part written by hand here is Dijkstra's algorithm (an O(V^2) scan over
 the 36 cities, where the Python player calls :func:`scipy.sparse.csgraph.dijkstra`); the link jitter
 of the planner makes every shortest path unique, so both find the same routes.
@@ -19,8 +19,8 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from boardlab.bots.ttr_algorithmic import ENDGAME
-from boardlab.bots.ttr_planning import BLOCKED, UNREACHABLE, Planner
+from boardlab.bots.tickettoride.algorithmic import ENDGAME, TTRAlgorithmicAgent
+from boardlab.bots.tickettoride.planning import BLOCKED, UNREACHABLE, Planner
 from boardlab.games.tickettoride import kernel as K
 from boardlab.games.tickettoride.state import (
     CLAIM_BASE, DRAW_DECK, DRAW_TICKETS, KEEP, KEEP_BASE, OVER, PASS, PER_TRACK, SECOND, SETUP, TicketToRide,
@@ -337,7 +337,7 @@ def shortfall(S, M, P, p, missing, nmiss, short):
 
 @njit(cache=True)
 def choose_tickets(S, M, P, p, least):
-    """The keep mask of the study's ticket decision (see :func:`boardlab.bots.ttr_planning.choose_tickets`)."""
+    """The keep mask of the study's ticket decision (see :func:`boardlab.bots.tickettoride.planning.choose_tickets`)."""
     link_len = P[1]
     nl = link_len.shape[0]
     status = np.empty(nl, dtype=np.int64)
@@ -649,7 +649,7 @@ class CompiledPlayer:
     """The compiled algorithmic player for one game (players, variant) and per-seat options."""
 
     def __init__(self, game: TicketToRide, options: Sequence[dict] | dict | None = None) -> None:
-        from boardlab.bots.ttr_algorithmic import planner_for
+        from boardlab.bots.tickettoride.algorithmic import planner_for
 
         self.game = game
         self.M = K.map_arrays(game)
@@ -691,3 +691,10 @@ def compiled_player(game: TicketToRide, options: tuple) -> CompiledPlayer:
     if player is None:
         player = _players[key] = CompiledPlayer(game, [dict(o) for o in options])
     return player
+
+
+def default_options(players: int) -> tuple:
+    """The compiled player's per-seat options of the default ``ttr-algorithmic``."""
+    config = TTRAlgorithmicAgent().config
+    seat = tuple(sorted((k, v) for k, v in config.items() if k != "seed"))
+    return (seat,) * players

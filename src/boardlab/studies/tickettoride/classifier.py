@@ -1,7 +1,7 @@
 """The Ticket to Ride study's classifier: data, training, and its three experiments.
 
-* :func:`train_model`: the dataset (:mod:`boardlab.bots.ttr_dataset`) and the
-  network (:mod:`boardlab.nn.ttr_net`) trained on its training games, checked on
+* :func:`train_model`: the dataset (:mod:`boardlab.studies.tickettoride.dataset`) and the
+  network (:mod:`boardlab.studies.tickettoride.training`) trained on its training games, checked on
   its held-out games; writes ``NAME.pt`` (resumable), ``NAME.metrics.json`` and
   ``NAME.curves.png``.
 * experiment (a), :func:`versus`: the network in every seat, N games per player
@@ -25,11 +25,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from boardlab.arena.store import GameResult
-from boardlab.bots import ttr_dataset
-from boardlab.bots.ttr_dataset import DataConfig
 from boardlab.core.errors import BoardlabError
 from boardlab.core.records import write_atomic
-from boardlab.experiments import ttr_study
+from boardlab.studies.tickettoride import dataset as ttr_dataset
+from boardlab.studies.tickettoride import study as ttr_study
+from boardlab.studies.tickettoride.dataset import DataConfig
 
 #: the study's table for its network ("Wyniki uzależnione od ilości graczy dla sieci neuronowej"); its
 #: forbidden-move line counts games that ended on a forbidden move
@@ -100,7 +100,7 @@ def train_model(data: dict[str, Any], net_config: Any, out: str | Path, resume: 
 
     A checkpoint at ``out`` made with other settings (but the epochs) is refused unless ``resume`` is
     False (then it is replaced)."""
-    from boardlab.nn import ttr_net
+    from boardlab.studies.tickettoride import training
 
     out = Path(out)
     x_fit, y_fit, x_test, y_test = split(data, players)
@@ -109,41 +109,41 @@ def train_model(data: dict[str, Any], net_config: Any, out: str | Path, resume: 
     extra = {"data": data["meta"], "players": list(players) if players else None}
     run = None
     if resume and out.exists():
-        run = ttr_net.load(out)
+        run = training.load(out)
         same = dict(run.config.__dict__, epochs=0) == dict(net_config.__dict__, epochs=0)
         if not same or json.loads(json.dumps(run.extra.get("data"))) != json.loads(json.dumps(extra["data"])):
             raise BoardlabError(f"{out} was trained with other settings; pass --fresh to replace it, or name another --out")
         run.config = net_config  # only the epochs may differ: train on to the new count
     if run is None:
-        run = ttr_net.new_run(net_config, extra)
+        run = training.new_run(net_config, extra)
     start = run.epoch
     test = data["test"].astype(bool)
     keep = np.ones(len(test), dtype=bool) if not players else np.isin(data["players"], list(players))
-    ttr_net.train(run, x_fit, y_fit, x_test, y_test, checkpoint=out, on_epoch=on_epoch)
+    training.train(run, x_fit, y_fit, x_test, y_test, checkpoint=out, on_epoch=on_epoch)
     if run.epoch == start == 0:
-        ttr_net.save(out, run)
+        training.save(out, run)
     metrics = {
         "model": str(out), "net": run.config.__dict__, "data": data["meta"], "epochs": run.epoch, "resumed_from": start,
         "split": {"train_rows": int(len(x_fit)), "test_rows": int(len(x_test)),
                   "train_games": int(len(np.unique(data["game"][keep & ~test]))),
                   "test_games": int(len(np.unique(data["game"][keep & test])))},
         "class_counts": np.bincount(data["y"], minlength=4).tolist(),
-        "train": ttr_net.evaluate(run.model, x_fit, y_fit),
-        "test": ttr_net.evaluate(run.model, x_test, y_test),
+        "train": training.evaluate(run.model, x_fit, y_fit),
+        "test": training.evaluate(run.model, x_test, y_test),
         "history": run.history,
     }
     write_atomic(sidecar(out, "metrics.json"), json.dumps(metrics, indent=1) + "\n")
     if run.history.get("train_loss"):
-        metrics["curves"] = str(ttr_net.curves_png(run.history, sidecar(out, "curves.png"),
-                                                   f"ttr-classifier, {len(x_fit)} training decisions"))
+        metrics["curves"] = str(training.curves_png(run.history, sidecar(out, "curves.png"),
+                                                    f"ttr-classifier, {len(x_fit)} training decisions"))
     return metrics
 
 
 def held_out_report(model: str | Path, data_path: str | Path | None = None) -> dict[str, Any]:
     """The model's accuracy on the games its dataset held out, overall and per player count."""
-    from boardlab.nn import ttr_net
+    from boardlab.studies.tickettoride import training
 
-    run = ttr_net.load(model)
+    run = training.load(model)
     meta = run.extra.get("data")
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         raise BoardlabError(f"{model}: the checkpoint does not say which data it was trained on")
@@ -156,8 +156,8 @@ def held_out_report(model: str | Path, data_path: str | Path | None = None) -> d
     by_players = {}
     for k in sorted(set(data["players"][test].tolist())):
         keep = test & (data["players"] == k)
-        by_players[str(k)] = ttr_net.evaluate(run.model, data["x"][keep], data["y"][keep])
-    return {"model": str(model), "epochs": run.epoch, "test": ttr_net.evaluate(run.model, x_test, y_test),
+        by_players[str(k)] = training.evaluate(run.model, data["x"][keep], data["y"][keep])
+    return {"model": str(model), "epochs": run.epoch, "test": training.evaluate(run.model, x_test, y_test),
             "by_players": by_players}
 
 
@@ -378,25 +378,25 @@ def learning_progress(folder: str | Path, data_config: DataConfig, net_config: A
     of AdaGrad batches over ``step`` rows drawn from the training games), the held-out rows' mean
     cross-entropy, confidence and accuracy, and ``games`` games per player count with that network.
     A step larger than the training rows trains on each of them once."""
-    from boardlab.nn import ttr_net
+    from boardlab.studies.tickettoride import training
 
     folder = Path(folder)
     data = dataset(data_config, folder / "data.npz")
     x_fit, y_fit, x_test, y_test = split(data)
     counts = sorted(set(int(k) for k in data_config.players))
     say = on_step or (lambda text: None)
-    run = ttr_net.new_run(net_config, {"data": data["meta"]})
+    run = training.new_run(net_config, {"data": data["meta"]})
     rows = []
     for i in range(steps + 1):
         path = folder / f"step-{i}.pt"
         if path.exists():
-            run = ttr_net.load(path)
+            run = training.load(path)
         else:
             if i > 0:
-                ttr_net.train_steps(run, x_fit, y_fit, rows=step, epoch_seed=i)
+                training.train_steps(run, x_fit, y_fit, rows=step, epoch_seed=i)
             run.epoch = i
-            ttr_net.save(path, run)
-        held = ttr_net.evaluate(run.model, x_test, y_test)
+            training.save(path, run)
+        held = training.evaluate(run.model, x_test, y_test)
         say(f"step {i}: playing")
         by_count = ttr_study.run(data_config.variant, games, seed, net_spec(path), counts, store, workers, command=command)
         row = {"step": i, "rows": i * min(step, len(x_fit)), "loss": held["loss"], "confidence": held["confidence"],
