@@ -14,7 +14,7 @@ Each stage varies one part of the configuration of the previous stage's best:
    sizes), for the encoding stage 7 chose.
 
 Several agents (runs with different seeds) are trained per configuration and
-ranked both ways (:mod:`boardlab.experiments.c4_rl`). The best configuration of
+ranked both ways (:mod:`boardlab.studies.c4rl.ranking`). The best configuration of
 a stage — highest mean of its two ranking means — is carried to the next stage
 (the study chose by judgement from the same two tables).
 
@@ -47,12 +47,13 @@ from typing import Any, Callable
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.records import write_atomic
-from boardlab.experiments.c4_rl import TrainedAgent, all_play_all, with_random
+from boardlab.studies.c4rl.ranking import TrainedAgent, all_play_all, with_random
 import torch
 
-from boardlab.nn.c4_qnet import q_function
+from boardlab.bots.connect4.qnet_net import q_function
 from boardlab.arena.backends import map_tasks
-from boardlab.nn.qlearning import Learner, Run, agent_seeds, config_from_dict, train_run_job
+from boardlab.bots.connect4.qnet_files import Run, config_from_dict
+from boardlab.studies.c4rl.training import Learner, agent_seeds, train_run_job
 
 STUDY_BASE: dict[str, Any] = {  # listing 6.1
     "board": {"rows": 6, "cols": 7},
