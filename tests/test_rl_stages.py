@@ -88,7 +88,7 @@ def test_study_procedure_carries_stage_one_games_and_prints_the_reward_sets(tmp_
     saved = json.loads((run / "config.json").read_text())
     assert (saved["estimated_optimal_future_value"], saved["games_to_play"]) == (method, int(games))
     assert saved["terminal_reply_value"] == "zero"
-    # each configuration's agents are those of 'train c4-qlearning CONFIG --agents 2 --seed 0'
+    # each configuration's agents are those of 'train c4-qlearning new CONFIG --agents 2 --seed 0'
     from boardlab.studies.c4rl.training import agent_seeds
 
     assert [json.loads((tmp_path / "runs" / f"stage_two_50-{n}" / "config.json").read_text())["seed"] for n in (1, 2)] == agent_seeds(0, 2)
@@ -160,7 +160,7 @@ def test_stages_seven_and_eight_try_the_planes_encoding_and_then_its_width(tmp_p
 
 
 def _count_rankings(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    from boardlab.experiments import c4_stages
+    from boardlab.studies.c4rl import stages as c4_stages
 
     calls = {"all_play_all": 0, "with_random": 0}
 

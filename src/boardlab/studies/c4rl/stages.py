@@ -140,7 +140,7 @@ class Job:
 
 
 def _prepare(job: Job) -> None:
-    """Write the run's config (with its agent's seed) before training, as ``train c4-qlearning --agents`` does."""
+    """Write the run's config (with its agent's seed) before training, as ``train c4-qlearning new --agents`` does."""
     run = Run(Path(job.run_path))
     if not (run.path / "config.json").exists():
         run.path.mkdir(parents=True, exist_ok=True)
@@ -148,7 +148,7 @@ def _prepare(job: Job) -> None:
 
 
 def _train_all(jobs: list[Job], workers: int, log: Callable[[str], None], backend: str = "process") -> None:
-    """Train the unfinished runs as ``train c4-qlearning --agents N --workers W`` does: one
+    """Train the unfinished runs as ``train c4-qlearning new --agents N --workers W`` does: one
     run per worker, each resumable from its checkpoint after a kill."""
     todo = [j for j in jobs if not _finished(j)]
     if not todo:
@@ -264,7 +264,7 @@ def run_stages(
 
     def jobs_for(name: str, cfg: dict) -> list[Job]:
         config_from_dict(cfg, name)  # validate before spending time
-        # the agents of 'train c4-qlearning CONFIG --agents N --seed SEED': runs <config>-<n>, seeds derived from SEED
+        # the agents of 'train c4-qlearning new CONFIG --agents N --seed SEED': runs <config>-<n>, seeds derived from SEED
         return [Job(name, str(runs_dir / f"{name}-{i + 1}"), {**cfg, "seed": s}) for i, s in enumerate(agent_seeds(seed, agents))]
 
     # stage 1: method x games (snapshots of the longest runs)
