@@ -31,7 +31,7 @@ import torch
 
 from boardlab.core.registry import make
 from boardlab.studies.c4rl.stages import STUDY_BASE, stage_variants
-from boardlab.bots.connect4.qnet_net import q_function, view_of
+from boardlab.bots.connect4.network import q_function, view_of
 from boardlab.bots.connect4.qnet_files import config_from_dict
 from boardlab.studies.c4rl.training import Learner, TrainingDiverged
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, FormatError
-from boardlab.bots.connect4.qnet_net import view_of, views_from_boards
+from boardlab.bots.connect4.network import view_of, views_from_boards
 from boardlab.bots.connect4.qnet_files import QConfig, config_from_dict
 from boardlab.studies.c4rl.training import Learner, boltzmann_probabilities, new_runs, train_run, training_samples
 from boardlab.studies.c4rl.kernel import CompiledSelfPlay

@@ -11,7 +11,7 @@ import torch
 
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.registry import make
-from boardlab.bots.connect4.qnet_net import is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
+from boardlab.bots.connect4.network import is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
 from boardlab.bots.connect4.qnet_files import QConfig, config_from_dict, load_config, read_checkpoint
 from boardlab.studies.c4rl.training import Learner, boltzmann_probabilities, future_value, new_run, train_run, training_samples
 

@@ -31,7 +31,7 @@ class QNetAgent(Agent):
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
-        from boardlab.bots.connect4.qnet_net import q_function
+        from boardlab.bots.connect4.network import q_function
         from boardlab.bots.connect4.qnet_files import find_run, load_qnet
 
         if self.config["run"] and self.config["path"]:
@@ -60,6 +60,6 @@ class QNetAgent(Agent):
         super().reset(game, player, seed)
 
     def step(self, state: State) -> int:
-        from boardlab.bots.connect4.qnet_net import greedy_actions
+        from boardlab.bots.connect4.network import greedy_actions
 
         return greedy_actions(self.q, [state])[0]

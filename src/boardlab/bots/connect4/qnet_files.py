@@ -21,7 +21,7 @@ from pydantic import AfterValidator, Field, PlainValidator, ValidationInfo, fiel
 from pydantic.dataclasses import dataclass as checked_dataclass
 from typing_extensions import NotRequired, TypedDict
 
-from boardlab.bots.connect4.qnet_net import Encoding, QNet, make_qnet
+from boardlab.bots.connect4.network import Encoding, QNet, make_qnet
 from boardlab.core.config import STRICT, load
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.files import parse_json, read_json
@@ -97,7 +97,7 @@ class QConfig:
 
 
 def parameter_count(cfg: QConfig) -> int:
-    """Weights and biases of the network ``cfg`` describes (see :mod:`boardlab.bots.connect4.qnet_net`), without building it."""
+    """Weights and biases of the network ``cfg`` describes (see :mod:`boardlab.bots.connect4.network`), without building it."""
     inputs, outputs = (cfg.rows * cfg.cols + 1, 1) if cfg.encoding == "study" else (2 * cfg.rows * cfg.cols, cfg.cols)
     sizes = [inputs, *cfg.hidden, outputs]
     return sum(a * b + b for a, b in zip(sizes, sizes[1:]))

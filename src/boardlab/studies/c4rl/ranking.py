@@ -24,7 +24,7 @@ import numpy as np
 from boardlab.agents.base import Agent
 
 from boardlab.core.errors import BoardlabError
-from boardlab.bots.connect4.qnet_net import greedy_actions, q_function
+from boardlab.bots.connect4.network import greedy_actions, q_function
 from boardlab.bots.connect4.qnet_files import QConfig, Run, find_run, load_config, load_qnet, read_checkpoint
 from boardlab.studies.c4rl.training import Learner, is_run
 

@@ -21,7 +21,7 @@ listing returns 0 for it, which leaves the ``loss`` reward unused — set
 Every update also trains the mirrored position and action (unless the position
 is its own mirror), and values are always learned from the first player's view
 (the second player's positions have their stones swapped): see
-:mod:`boardlab.bots.connect4.qnet_net`.
+:mod:`boardlab.bots.connect4.network`.
 
 Several agents of one config (the study trained five per configuration) are
 made by :func:`new_runs`: runs ``<config>-<n>`` (the next free numbers), each
@@ -54,7 +54,7 @@ from boardlab.bots.connect4.qnet_files import (
     CHECKPOINT_FORMAT, CHECKPOINT_VERSION, KERNELS, LOAD_ERRORS, RUN_NAME, QConfig, Run, checkpoint_config, find_run, load_config,
     load_weights, mismatch, read_checkpoint,
 )
-from boardlab.bots.connect4.qnet_net import QNet, is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
+from boardlab.bots.connect4.network import QNet, is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import parse_json
 from boardlab.core.records import write_atomic
