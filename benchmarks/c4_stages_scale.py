@@ -30,9 +30,10 @@ import numpy as np
 import torch
 
 from boardlab.core.registry import make
-from boardlab.experiments.c4_stages import STUDY_BASE, stage_variants
-from boardlab.nn.c4_qnet import q_function, view_of
-from boardlab.nn.qlearning import Learner, TrainingDiverged, config_from_dict
+from boardlab.studies.c4rl.stages import STUDY_BASE, stage_variants
+from boardlab.bots.connect4.network import q_function, view_of
+from boardlab.bots.connect4.qnet_files import config_from_dict
+from boardlab.studies.c4rl.training import Learner, TrainingDiverged
 
 STAGE_ONE_GAMES = 150_000  # the longest run per method (its snapshots give 5k-100k)
 LATER_GAMES = 50_000  # stage 1's choice in the study

@@ -20,8 +20,8 @@ import time
 
 from boardlab.agents.registry import make_agent
 from boardlab.core.registry import make
-from boardlab.solvers.book import default_book
-from boardlab.solvers.connect4 import Position, Solver
+from boardlab.games.connect4.book import default_book
+from boardlab.games.connect4.solver import Position, Solver
 
 
 def play(agents, seed: int, checker: Solver | None, perfect_seat: int, times: list, start: str = ""):

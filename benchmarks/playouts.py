@@ -46,7 +46,7 @@ def timed(fn, seconds: float) -> tuple[float, float]:
 
 def boardlab_kernel(games: int) -> int:
     from boardlab.games import make
-    from boardlab.games.connect4_kernel import Connect4Kernel
+    from boardlab.games.connect4.kernel import Connect4Kernel
 
     kernel = KERNEL.setdefault("k", Connect4Kernel(make("connect4")))
     _, moves = kernel.random_games(games, seed=games)
@@ -145,7 +145,7 @@ def main() -> None:
 
     global MEAN_MOVES
     from boardlab.games import make
-    from boardlab.games.connect4_kernel import Connect4Kernel
+    from boardlab.games.connect4.kernel import Connect4Kernel
 
     counts, moves = Connect4Kernel(make("connect4")).random_games(200_000, seed=9)
     MEAN_MOVES = moves / 200_000

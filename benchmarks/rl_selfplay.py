@@ -18,7 +18,8 @@ import time
 
 import torch
 
-from boardlab.nn.qlearning import Learner, QConfig
+from boardlab.bots.connect4.qnet_files import QConfig
+from boardlab.studies.c4rl.training import Learner
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ import json
 import time
 from pathlib import Path
 
-from boardlab.solvers.connect4 import Position, Solver, read_positions
+from boardlab.games.connect4.solver import Position, Solver, read_positions
 
 # Pons' C++ solver (PascalPons/connect4, no book) timed on this project's machine
 # (figures from issue #7); his blog's own figures are 4.568 µs, 37.45 µs, 3.212 ms,

@@ -269,7 +269,7 @@ def test_records_from_before_model_digests_still_resume(tmp_path, monkeypatch):
 def test_the_committed_networks_are_recorded_by_digest():
     from boardlab.agents.registry import make_agent
     from boardlab.arena.tournament import file_digest, resolved_options
-    from boardlab.bots import qnet
+    from boardlab.bots.connect4 import qnet
     from boardlab.bots.dicewars import emm_net, value
     from boardlab.core.registry import make
 

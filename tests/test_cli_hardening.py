@@ -194,7 +194,7 @@ def test_binary_garbage_as_a_record_or_a_training_config_is_one_clear_line(tmp_p
 
     from boardlab.core.errors import FormatError
     from boardlab.core.records import GameRecord
-    from boardlab.nn.qlearning import load_config
+    from boardlab.bots.connect4.qnet_files import load_config
 
     bad = tmp_path / "r.json"
     bad.write_bytes(b"\x00\xff\xfe")
@@ -203,7 +203,7 @@ def test_binary_garbage_as_a_record_or_a_training_config_is_one_clear_line(tmp_p
         GameRecord.load(bad)
     with pytest.raises(FormatError, match="r.json: byte 1: not UTF-8"):
         load_config(bad)
-    fails("train", "c4-qlearning", bad, "--runs-dir", tmp_path / "runs", message=f"{bad}: byte 1: not UTF-8 text")
+    fails("train", "c4-qlearning", "new", bad, "--runs-dir", tmp_path / "runs", message=f"{bad}: byte 1: not UTF-8 text")
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
 
@@ -505,7 +505,7 @@ def test_training_refuses_to_stop_before_the_first_game(tmp_path) -> None:
     import pytest
 
     from boardlab.core.errors import BoardlabError
-    from boardlab.nn.qlearning import new_run, train_run
+    from boardlab.studies.c4rl.training import new_run, train_run
 
     config = tmp_path / "tiny.json"
     config.write_text(json.dumps({

@@ -86,7 +86,7 @@ def c4_run(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("c4run")
     config = root / "tiny.json"
     config.write_text(json.dumps(TINY_C4))
-    result = runner.invoke(app, ["train", "c4-qlearning", str(config), "--runs-dir", str(root / "runs"), "--json"])
+    result = runner.invoke(app, ["train", "c4-qlearning", "new", str(config), "--runs-dir", str(root / "runs"), "--json"])
     assert result.exit_code == 0, result.output
     return root / "runs" / "tiny-1"
 
@@ -107,14 +107,14 @@ def test_recipes_are_imported_only_when_used():
         from typer.testing import CliRunner
         from boardlab.cli import app
         def loaded():
-            return sorted(m for m in sys.modules if m == "torch" or m in ("boardlab.studies.nothanks.commands", "boardlab.cli.c4_qlearning"))
+            return sorted(m for m in sys.modules if m == "torch" or m in ("boardlab.studies.nothanks.commands", "boardlab.studies.c4rl.commands"))
         assert CliRunner().invoke(app, ["--help"]).exit_code == 0
         print(loaded())
         assert CliRunner().invoke(app, ["train", "--list"]).exit_code == 0
         print(loaded())
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert out == ["[]", "['boardlab.cli.c4_qlearning', 'boardlab.studies.nothanks.commands']"]
+    assert out == ["[]", "['boardlab.studies.c4rl.commands', 'boardlab.studies.nothanks.commands']"]
 
 
 def test_the_built_in_recipes_and_experiments_are_entry_points():
@@ -260,7 +260,7 @@ def test_evaluate_help_and_list_flags_misplaced():
 
 
 def test_grading_set_experiment_writes_a_set_that_names_its_command(tmp_path: Path):
-    from boardlab.solvers.grading import load_grading_set
+    from boardlab.games.connect4.grading import load_grading_set
 
     out = tmp_path / "grading.txt"
     result = runner.invoke(app, ["experiment", "c4-grading-set", "--out", str(out), "--games-per-pair", "1",

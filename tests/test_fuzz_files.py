@@ -184,7 +184,7 @@ Q_CONFIG = {
 
 
 def _load_q_config(path: Path):
-    from boardlab.nn.qlearning import MAX_PARAMETERS, load_config, parameter_count
+    from boardlab.bots.connect4.qnet_files import MAX_PARAMETERS, load_config, parameter_count
 
     cfg = load_config(path)
     assert parameter_count(cfg) <= MAX_PARAMETERS  # a config read is one that can be built
@@ -206,7 +206,8 @@ def test_q_learning_configs_with_hostile_values(where: tuple, raw: str) -> None:
 
 
 def _q_checkpoint() -> dict:
-    from boardlab.nn.qlearning import Learner, config_from_dict
+    from boardlab.bots.connect4.qnet_files import config_from_dict
+    from boardlab.studies.c4rl.training import Learner
 
     return Learner.new(config_from_dict(Q_CONFIG)).checkpoint()
 
@@ -218,7 +219,7 @@ def _torch_bytes(payload) -> bytes:
 
 
 def _load_learner(path: Path):
-    from boardlab.nn.qlearning import load_qnet
+    from boardlab.bots.connect4.qnet_files import load_qnet
 
     cfg, net = load_qnet(path)
     assert all(torch.isfinite(p).all() for p in net.parameters())
@@ -362,7 +363,7 @@ def test_nothanks_metrics_sidecars(data: bytes) -> None:
 
 
 def _book_arrays() -> dict:
-    from boardlab.solvers.book import default_book
+    from boardlab.games.connect4.book import default_book
 
     full = np.load(io.BytesIO(default_book().to_bytes()), allow_pickle=False)
     return {"keys": full["keys"][:40], "scores": full["scores"][:40], "best": full["best"][:40],
@@ -376,7 +377,7 @@ def _npz(arrays: dict) -> bytes:
 
 
 def _load_book(path: Path):
-    from boardlab.solvers.book import OpeningBook
+    from boardlab.games.connect4.book import OpeningBook
 
     book = OpeningBook.load(path)
     for key, (score, best) in book.entries.items():

@@ -2,7 +2,7 @@ import numpy as np
 
 from boardlab.games import make
 from boardlab.core.rng import kernel_rng
-from boardlab.games.connect4_kernel import Connect4Kernel
+from boardlab.games.connect4.kernel import Connect4Kernel
 
 
 def test_random_games_are_seeded_and_first_player_wins_about_556_permille():

@@ -12,8 +12,8 @@ from boardlab.agents.registry import make_agent
 from boardlab.cli import app
 from boardlab.core.errors import FormatError, IllegalActionError, SpecError
 from boardlab.core.registry import make
-from boardlab.solvers.connect4 import Position, Solver
-from boardlab.solvers.grading import (
+from boardlab.games.connect4.solver import Position, Solver
+from boardlab.games.connect4.grading import (
     GradedPosition,
     grade,
     label,

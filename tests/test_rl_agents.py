@@ -14,8 +14,9 @@ from boardlab.arena.play import play_game
 from boardlab.cli import app
 from boardlab.core.errors import SpecError
 from boardlab.core.registry import make
-from boardlab.experiments.c4_rl import AgentScore, TrainedAgent, all_play_all, play_vs_random, ranking, with_random
-from boardlab.nn.qlearning import QConfig, new_run, train_run
+from boardlab.studies.c4rl.ranking import AgentScore, TrainedAgent, all_play_all, play_vs_random, ranking, with_random
+from boardlab.bots.connect4.qnet_files import QConfig
+from boardlab.studies.c4rl.training import new_run, train_run
 
 TINY = {
     "board": {"rows": 4, "cols": 4},
@@ -118,16 +119,16 @@ def test_cli_train_resume_runs_and_rank(tmp_path: Path) -> None:
     config.write_text(json.dumps(TINY))
     runs = str(tmp_path / "runs")
     train = ["train", "c4-qlearning"]
-    out = runner.invoke(app, [*train, str(config), "--runs-dir", runs, "--stop-after", "5", "--json"])
+    out = runner.invoke(app, [*train, "new", str(config), "--runs-dir", runs, "--stop-after", "5", "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["games_played"] == 5
-    out = runner.invoke(app, [*train, "--resume", "cli-1", "--runs-dir", runs, "--json"])
+    out = runner.invoke(app, [*train, "resume", "cli-1", "--runs-dir", runs, "--json"])
     assert json.loads(out.stdout)["games_played"] == 10
-    runner.invoke(app, [*train, str(config), "--runs-dir", runs, "--json"])
-    listed = json.loads(runner.invoke(app, [*train, "--list-runs", "--runs-dir", runs, "--json"]).stdout)
+    runner.invoke(app, [*train, "new", str(config), "--runs-dir", runs, "--json"])
+    listed = json.loads(runner.invoke(app, [*train, "runs", "--runs-dir", runs, "--json"]).stdout)
     assert [(r["run"], r["games_played"], r["agent"]) for r in listed] == [("cli-1", 10, "qnet:run=cli-1"), ("cli-2", 10, "qnet:run=cli-2")]
     model = tmp_path / "cli.pt"
-    out = runner.invoke(app, [*train, "--export", "cli-1", "--out", str(model), "--snapshot", "5", "--runs-dir", runs, "--json"])
+    out = runner.invoke(app, [*train, "export", "cli-1", "--out", str(model), "--snapshot", "5", "--runs-dir", runs, "--json"])
     assert json.loads(out.stdout) == {"run": "cli-1", "games_played": 5, "out": str(model), "bytes": model.stat().st_size}
     out = runner.invoke(app, ["experiment", "c4-ranking", "with-random", "cli-1", "cli-2", "--games", "20", "--runs-dir", runs, "--json"])
     doc = json.loads(out.stdout)
@@ -143,15 +144,15 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**TINY, "gamma": 0.9}))
     runs = str(tmp_path / "runs")
-    out = runner.invoke(app, ["train", "c4-qlearning", str(bad), "--runs-dir", runs])
+    out = runner.invoke(app, ["train", "c4-qlearning", "new", str(bad), "--runs-dir", runs])
     assert out.exit_code == 2 and "unknown key 'gamma'" in out.stderr and "bad.json" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
-    out = runner.invoke(app, ["train", "c4-qlearning", "--resume", "nope-1", "--runs-dir", runs])
-    assert out.exit_code == 2 and "no run 'nope-1'" in out.stderr and "--list-runs" in out.stderr
-    out = runner.invoke(app, ["train", "c4-qlearning", str(bad), "--resume", "nope-1"])
-    assert out.exit_code == 2 and "not CONFIG and --resume" in out.stderr
-    out = runner.invoke(app, ["train", "c4-qlearning", "--export", "nope-1"])
-    assert out.exit_code == 2 and "--out FILE" in out.stderr
+    out = runner.invoke(app, ["train", "c4-qlearning", "resume", "nope-1", "--runs-dir", runs])
+    assert out.exit_code == 2 and "no run 'nope-1'" in out.stderr and "c4-qlearning runs" in out.stderr
+    out = runner.invoke(app, ["train", "c4-qlearning", "resume", str(bad), "--runs-dir", runs])
+    assert out.exit_code == 2 and f"no run {str(bad)!r}" in out.stderr  # a config starts runs ('new'); resume takes runs
+    out = runner.invoke(app, ["train", "c4-qlearning", "export", "nope-1"])
+    assert out.exit_code == 2 and "Missing option '--out'" in out.stderr
 
 
 def test_short_training_beats_random_more_often() -> None:
@@ -161,7 +162,8 @@ def test_short_training_beats_random_more_often() -> None:
     standard error of each figure is about 2 points, so a 15-point margin is
     not luck, and an untrained or non-learning update would not reach it.
     """
-    from boardlab.nn.qlearning import Learner, config_from_dict
+    from boardlab.bots.connect4.qnet_files import config_from_dict
+    from boardlab.studies.c4rl.training import Learner
 
     data = {**TINY, "games_to_play": 1000, "saving_rate": 1000, "seed": 0}
     data["neural_storage"] = {"hidden_neurons": 32, "encoding": "planes"}
@@ -188,8 +190,8 @@ def test_play_vs_random_counts() -> None:
 
 
 def test_optimal_percent_counts_moves_matching_the_solved_best() -> None:
-    from boardlab.experiments.c4_rl import optimal_percent
-    from boardlab.solvers.grading import parse_grading_set
+    from boardlab.studies.c4rl.ranking import optimal_percent
+    from boardlab.games.connect4.grading import parse_grading_set
 
     # two positions with made-up move scores, in the grading format MOVES BEST S1..S7
     lines = [

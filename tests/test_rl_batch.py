@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from boardlab.arena.backends import map_tasks
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError
-from boardlab.nn.qlearning import Learner, Run, _trainer_lock, load_config, new_runs, train_run
+from boardlab.bots.connect4.qnet_files import Run, load_config
+from boardlab.studies.c4rl.training import Learner, _trainer_lock, new_runs, train_run
 
 runner = CliRunner()
 
@@ -71,16 +72,16 @@ def test_the_process_pool_runs_every_task() -> None:
 def test_cli_trains_a_batch_and_resumes_it_by_config_name(tmp_path: Path) -> None:
     config = _config(tmp_path)
     runs_dir = tmp_path / "runs"
-    result = runner.invoke(app, ["train", "c4-qlearning", str(config), "--agents", "3", "--seed", "9",
+    result = runner.invoke(app, ["train", "c4-qlearning", "new", str(config), "--agents", "3", "--seed", "9",
                                  "--stop-after", "3", "--runs-dir", str(runs_dir), "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     assert [(r["run"], r["games_played"], r["error"]) for r in rows] == [(f"cfg-{n}", 3, None) for n in (1, 2, 3)]
-    result = runner.invoke(app, ["train", "c4-qlearning", "--resume", "cfg", "--runs-dir", str(runs_dir), "--json"])
+    result = runner.invoke(app, ["train", "c4-qlearning", "resume", "cfg", "--runs-dir", str(runs_dir), "--json"])
     assert result.exit_code == 0, result.output
     assert [(r["run"], r["games_played"]) for r in json.loads(result.stdout)] == [(f"cfg-{n}", 6) for n in (1, 2, 3)]
-    result = runner.invoke(app, ["train", "c4-qlearning", "--resume", "cfg-1", "--agents", "2", "--runs-dir", str(runs_dir)])
-    assert result.exit_code == 2 and "--agents and --seed go with CONFIG" in result.output
+    result = runner.invoke(app, ["train", "c4-qlearning", "resume", "cfg-1", "--agents", "2", "--runs-dir", str(runs_dir)])
+    assert result.exit_code == 2 and "No such option: --agents" in result.output  # a resumed run keeps its seed
 
 
 def test_a_run_being_trained_refuses_a_second_trainer(tmp_path: Path) -> None:
@@ -108,7 +109,7 @@ def test_a_batch_killed_with_sigkill_resumes_bit_for_bit(tmp_path: Path) -> None
     runs_dir = tmp_path / "runs"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "boardlab", "train", "c4-qlearning", str(config), "--agents", "2", "--workers", "2",
+        [sys.executable, "-m", "boardlab", "train", "c4-qlearning", "new", str(config), "--agents", "2", "--workers", "2",
          "--runs-dir", str(runs_dir)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True,
     )

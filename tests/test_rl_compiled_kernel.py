@@ -16,9 +16,10 @@ from typer.testing import CliRunner
 
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, FormatError
-from boardlab.nn.c4_qnet import view_of, views_from_boards
-from boardlab.nn.qlearning import Learner, QConfig, boltzmann_probabilities, config_from_dict, new_runs, train_run, training_samples
-from boardlab.nn.qlearning_kernel import CompiledSelfPlay
+from boardlab.bots.connect4.network import view_of, views_from_boards
+from boardlab.bots.connect4.qnet_files import QConfig, config_from_dict
+from boardlab.studies.c4rl.training import Learner, boltzmann_probabilities, new_runs, train_run, training_samples
+from boardlab.studies.c4rl.kernel import CompiledSelfPlay
 
 SMALL = {
     "board": {"rows": 4, "cols": 5}, "needed_to_win": 3, "games_to_play": 40, "saving_rate": 10,
@@ -145,18 +146,18 @@ def test_resuming_with_another_kernel_names_both(tmp_path: Path) -> None:
     train_run(run, stop_after=5)
     with pytest.raises(BoardlabError, match="'compiled' kernel.*checkpoint.*--kernel 'numpy'"):
         train_run(run, kernel="numpy")
-    result = CliRunner().invoke(app, ["train", "c4-qlearning", "--resume", run.name, "--runs-dir", str(tmp_path / "runs"),
+    result = CliRunner().invoke(app, ["train", "c4-qlearning", "resume", run.name, "--runs-dir", str(tmp_path / "runs"),
                                       "--kernel", "numpy"])
     assert result.exit_code == 2 and "'compiled' kernel" in result.stderr and "'numpy'" in result.stderr
     assert train_run(run, kernel="compiled").games_played == 10
 
 
 def test_unknown_kernel_names_the_key_the_file_and_the_choices(tmp_path: Path) -> None:
-    with pytest.raises(FormatError, match=r"small.json: key 'kernel' must be one of numpy, compiled, not 'cuda'"):
-        from boardlab.nn.qlearning import load_config
+    with pytest.raises(FormatError, match=r"small.json: 'kernel': Input should be 'numpy' or 'compiled' \(got 'cuda'\)"):
+        from boardlab.bots.connect4.qnet_files import load_config
 
         load_config(_write(tmp_path, _config(kernel="cuda")))
-    result = CliRunner().invoke(app, ["train", "c4-qlearning", str(_write(tmp_path, _config())), "--kernel", "fast",
+    result = CliRunner().invoke(app, ["train", "c4-qlearning", "new", str(_write(tmp_path, _config())), "--kernel", "fast",
                                       "--runs-dir", str(tmp_path / "runs")])
     assert result.exit_code == 2 and "--kernel must be one of numpy, compiled, not 'fast'" in result.stderr
     assert not (tmp_path / "runs").exists()  # refused before a run folder is made
@@ -165,7 +166,7 @@ def test_unknown_kernel_names_the_key_the_file_and_the_choices(tmp_path: Path) -
 def test_cli_kernel_overrides_the_config_and_two_agents_differ(tmp_path: Path) -> None:
     data = _config(games_to_play=20)
     del data["kernel"]  # the config says numpy (the default); --kernel compiled wins
-    result = CliRunner().invoke(app, ["train", "c4-qlearning", str(_write(tmp_path, data)), "--agents", "2", "--kernel", "compiled",
+    result = CliRunner().invoke(app, ["train", "c4-qlearning", "new", str(_write(tmp_path, data)), "--agents", "2", "--kernel", "compiled",
                                       "--runs-dir", str(tmp_path / "runs"), "--json"])
     assert result.exit_code == 0, result.output
     runs = [Path(r["path"]) for r in json.loads(result.stdout)]
@@ -176,7 +177,7 @@ def test_cli_kernel_overrides_the_config_and_two_agents_differ(tmp_path: Path) -
 
 
 def test_divergence_in_the_compiled_kernel_is_a_clear_error(tmp_path: Path) -> None:
-    from boardlab.nn.qlearning import TrainingDiverged
+    from boardlab.studies.c4rl.training import TrainingDiverged
 
     run, _ = new_runs(_write(tmp_path, _config(learning_rate=1000.0, games_to_play=200, saving_rate=1)), tmp_path / "runs")[0]
     with pytest.raises(TrainingDiverged, match="diverged.*learning_rate 1000.0 is too large"):
@@ -193,7 +194,7 @@ def test_compiled_training_beats_random_more_often() -> None:
     for another CPU's float rounding to take the training elsewhere (other seeds on
     4x4 ended 72-78 % from 54-64 %, as the NumPy kernel's did).
     """
-    from boardlab.experiments.c4_rl import play_vs_random
+    from boardlab.studies.c4rl.ranking import play_vs_random
 
     data = _config(games_to_play=3000, saving_rate=3000, seed=0, learning_rate=0.01)
     data["neural_storage"] = {"hidden_neurons": 32, "encoding": "planes"}
@@ -212,7 +213,7 @@ def test_compiled_training_beats_random_more_often() -> None:
 
 
 def test_stages_take_the_kernel_and_keep_it(tmp_path: Path) -> None:
-    from boardlab.experiments.c4_stages import PRESETS
+    from boardlab.studies.c4rl.stages import PRESETS
 
     assert PRESETS["study"]["kernel"] == "compiled" and "kernel" not in PRESETS["fast"]
     args = ["experiment", "c4-stages", "--scale", "fast", "--stages", "1", "--agents", "1", "--stage-one-games", "2,4",

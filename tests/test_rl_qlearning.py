@@ -11,19 +11,9 @@ import torch
 
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.registry import make
-from boardlab.nn.c4_qnet import is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
-from boardlab.nn.qlearning import (
-    Learner,
-    QConfig,
-    boltzmann_probabilities,
-    config_from_dict,
-    future_value,
-    load_config,
-    new_run,
-    read_checkpoint,
-    train_run,
-    training_samples,
-)
+from boardlab.bots.connect4.network import is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
+from boardlab.bots.connect4.qnet_files import QConfig, config_from_dict, load_config, read_checkpoint
+from boardlab.studies.c4rl.training import Learner, boltzmann_probabilities, future_value, new_run, train_run, training_samples
 
 STUDY_CONFIG = {  # listing 6.1 of the study
     "board": {"rows": 6, "cols": 7},
@@ -314,7 +304,7 @@ def test_numpy_sgd_step_equals_torch_autograd_sgd(encoding: str, hidden) -> None
 
 
 def test_divergence_is_a_clear_error_and_keeps_the_last_checkpoint(tmp_path: Path) -> None:
-    from boardlab.nn.qlearning import TrainingDiverged
+    from boardlab.studies.c4rl.training import TrainingDiverged
 
     data = tiny_config(learning_rate=1000.0, games_to_play=200, saving_rate=1)
     run, _ = new_run(_write(tmp_path, "hot.json", data), tmp_path / "runs")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from boardlab.core.errors import BoardlabError
-from boardlab.experiments.c4_stages import STUDY_BASE, run_stages, stage_variants, tables_markdown
+from boardlab.studies.c4rl.stages import STUDY_BASE, run_stages, stage_variants, tables_markdown
 
 
 def test_two_tiny_stages(tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ def test_diverged_runs_are_ranked_and_named(tmp_path: Path) -> None:
 
 
 def test_study_procedure_carries_stage_one_games_and_prints_the_reward_sets(tmp_path: Path) -> None:
-    from boardlab.experiments.c4_stages import PRESETS
+    from boardlab.studies.c4rl.stages import PRESETS
 
     assert PRESETS["study"]["stage_one_games"] == [5000, 10000, 50000, 100000, 150000]
     assert PRESETS["study"]["agents"] == 5 and PRESETS["study"]["terminal_reply_value"] == "zero"
@@ -88,8 +88,8 @@ def test_study_procedure_carries_stage_one_games_and_prints_the_reward_sets(tmp_
     saved = json.loads((run / "config.json").read_text())
     assert (saved["estimated_optimal_future_value"], saved["games_to_play"]) == (method, int(games))
     assert saved["terminal_reply_value"] == "zero"
-    # each configuration's agents are those of 'train c4-qlearning CONFIG --agents 2 --seed 0'
-    from boardlab.nn.qlearning import agent_seeds
+    # each configuration's agents are those of 'train c4-qlearning new CONFIG --agents 2 --seed 0'
+    from boardlab.studies.c4rl.training import agent_seeds
 
     assert [json.loads((tmp_path / "runs" / f"stage_two_50-{n}" / "config.json").read_text())["seed"] for n in (1, 2)] == agent_seeds(0, 2)
     table = tables_markdown({**results, "stages": results["stages"] + [{**two, "stage": 6}]})
@@ -160,7 +160,7 @@ def test_stages_seven_and_eight_try_the_planes_encoding_and_then_its_width(tmp_p
 
 
 def _count_rankings(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    from boardlab.experiments import c4_stages
+    from boardlab.studies.c4rl import stages as c4_stages
 
     calls = {"all_play_all": 0, "with_random": 0}
 
@@ -233,8 +233,8 @@ def test_an_unreadable_or_old_results_file_is_ranked_again(tmp_path: Path, monke
 
 
 def test_the_ranking_key_follows_the_grading_positions() -> None:
-    from boardlab.experiments.c4_stages import _positions_digest, ranking_key
-    from boardlab.solvers.grading import load_grading_set
+    from boardlab.studies.c4rl.stages import _positions_digest, ranking_key
+    from boardlab.games.connect4.grading import load_grading_set
 
     positions = load_grading_set()
     # by content: the same positions in a new list match, one position fewer does not

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from boardlab.core.errors import BoardlabError, FormatError, IllegalActionError, SpecError
 from boardlab.core.registry import make
-from boardlab.solvers.book import OpeningBook
-from boardlab.solvers.connect4 import (
+from boardlab.games.connect4.book import OpeningBook
+from boardlab.games.connect4.solver import (
     Position,
     Solver,
     canonical_key,
@@ -193,7 +193,7 @@ def test_read_positions_names_the_bad_line():
 
 
 def test_book_positions_follow_optimal_moves_then_every_reply():
-    from boardlab.solvers.book import book_positions_at
+    from boardlab.games.connect4.book import book_positions_at
 
     book = OpeningBook()
     empty = Position.from_moves("")
@@ -219,7 +219,7 @@ def test_solver_answers_book_positions_without_search():
 
 
 def test_shipped_book_knows_the_first_move():
-    from boardlab.solvers.book import default_book
+    from boardlab.games.connect4.book import default_book
 
     book = default_book()
     assert book.complete_ply >= 6
@@ -228,7 +228,7 @@ def test_shipped_book_knows_the_first_move():
 
 
 def test_book_builds_both_seats_apart_and_merges(tmp_path):
-    from boardlab.solvers.book import build_book, merge_books
+    from boardlab.games.connect4.book import build_book, merge_books
 
     root = "4444443332222"  # 13 stones: every line a few plies on solves in milliseconds
     lines: list[dict] = []
@@ -347,7 +347,7 @@ def test_a_key_gives_back_its_position(columns):
 
 
 def test_shipped_book_agrees_with_a_search_without_it():
-    from boardlab.solvers.book import check_book, default_book
+    from boardlab.games.connect4.book import check_book, default_book
 
     rows = check_book(default_book(), 3, seed=7, solver=Solver(tt_size=(1 << 20) + 7))
     assert len(rows) == 3 and all(row["agrees"] for row in rows), rows
@@ -376,7 +376,7 @@ def test_book_check_reports_a_wrong_entry(tmp_path):
 
 
 def test_shipped_book_answers_every_line_of_a_perfect_player_to_ply_6():
-    from boardlab.solvers.book import book_positions_at, default_book
+    from boardlab.games.connect4.book import book_positions_at, default_book
 
     book = default_book()
     empty = Position.from_moves("")

@@ -2,8 +2,8 @@
 
 ``train``, ``experiment`` and ``evaluate`` (:mod:`boardlab.cli.concepts`) find their
 recipes and experiments through entry points; the modules that define boardlab's own
-(:mod:`~boardlab.studies.nothanks.commands`, :mod:`~boardlab.cli.c4_qlearning`, :mod:`~boardlab.cli.c4_book`,
-:mod:`~boardlab.cli.c4_grading`) are imported only when one of them is used.
+(:mod:`~boardlab.studies.nothanks.commands`, :mod:`~boardlab.studies.c4rl.commands`, :mod:`~boardlab.studies.c4rl.book_commands`,
+:mod:`~boardlab.studies.c4rl.grading_commands`) are imported only when one of them is used.
 """
 
 from boardlab.cli import catalogue, duel, play, serve, tour  # noqa: F401  (registers commands)

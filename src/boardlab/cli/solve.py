@@ -56,8 +56,8 @@ def solve(
 
     A positive score means the player to move wins (22 minus the number of the winning stone), 0 a draw, a negative score a loss. Each move's score is the score for the player to move after playing it; nodes counts the positions searched for all of them.
     """
-    from boardlab.solvers.book import default_book
-    from boardlab.solvers.connect4 import Position, Solver, read_positions
+    from boardlab.games.connect4.book import default_book
+    from boardlab.games.connect4.solver import Position, Solver, read_positions
 
     if (position is None) == (positions is None):
         raise BoardlabError("give exactly one of --position MOVES or --positions FILE")
@@ -81,7 +81,7 @@ def solve(
         return
 
     if not positions.exists():
-        from boardlab.solvers.grading import missing_positions_file
+        from boardlab.games.connect4.grading import missing_positions_file
 
         raise missing_positions_file(positions, "positions file")
     lines = read_positions(read_text(positions, "positions file").splitlines(), str(positions))
@@ -144,8 +144,8 @@ def grade(
     """
     from boardlab.agents.registry import make_agent
     from boardlab.core.registry import make
-    from boardlab.solvers.grading import grade as run_grade
-    from boardlab.solvers.grading import load_grading_set
+    from boardlab.games.connect4.grading import grade as run_grade
+    from boardlab.games.connect4.grading import load_grading_set
 
     graded = load_grading_set(positions)[:limit]
     game = make("connect4")

@@ -36,7 +36,9 @@ Runnable = Callable[..., Any] | typer.Typer
 class Recipe:
     """A way to train a model: ``boardlab train NAME``, and optionally ``boardlab evaluate MODEL``.
 
-    ``train``: the command (its parameters are the options). ``summary``: one line for
+    ``train``: the command (its parameters are the options), or a ``typer.Typer`` whose
+    sub-commands are the recipe's modes (``boardlab train c4-qlearning new | resume | runs |
+    export``), each with only its own options. ``summary``: one line for
     ``--list``. ``game``: the game spec the models play (``"connect4"``,
     ``"nothanks:players=4"``). ``makes``: what it writes (``"model file (.pt) with
     NAME.config.json and NAME.metrics.json"``). ``evaluate``: the command ``boardlab

@@ -160,7 +160,7 @@ def graded_shares(game, spec: str, seed: int, on_position: Callable | None = Non
     if not is_graded_game(game):
         return None
     from boardlab.agents.registry import make_agent
-    from boardlab.solvers.grading import grade, load_grading_set
+    from boardlab.games.connect4.grading import grade, load_grading_set
 
     result = grade(make_agent(spec, game), game, load_grading_set(), seed=seed, on_position=on_position)
     return result.share, result.kept_share

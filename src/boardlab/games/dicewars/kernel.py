@@ -3,7 +3,7 @@
 The rules are those of :mod:`boardlab.games.dicewars.state`; a position is a
 handful of int64 arrays (``owner``, ``dice``, ``reserve``) and scalars, the map
 an adjacency table ``adj[area, k]`` padded with -1. Randomness is the
-xorshift64* stream of :mod:`boardlab.games.connect4_kernel`. A battle draws its
+xorshift64* stream of :mod:`boardlab.core.rng`. A battle draws its
 outcome from the exact win probability (one random number; the same law as
 throwing the dice), a reinforcement die goes to a uniformly random own area
 below 8 dice.

@@ -2,7 +2,7 @@
 
 The board is the flat layout of :mod:`boardlab.games.mancala` in an int64
 array. Randomness is the xorshift64* stream of
-:mod:`boardlab.games.connect4_kernel`, seeded by the caller, so a playout is
+:mod:`boardlab.core.rng`, seeded by the caller, so a playout is
 reproducible; :func:`reference_playout` is the same playout in plain Python
 over :class:`~boardlab.games.mancala.MancalaState`, and the tests check that
 both give the same final board for the same seed.

@@ -16,7 +16,7 @@ from boardlab.core.errors import SpecError
 from boardlab.core.game import Game, State
 from boardlab.core.params import Option
 
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "c4_qnet.pt"
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "c4_qnet.pt"
 
 
 class QNetAgent(Agent):
@@ -24,15 +24,15 @@ class QNetAgent(Agent):
     summary = "greedy on a Q-network learned by self-play Q-learning (boardlab train c4-qlearning)"
     games = ("connect4",)
     options = {
-        "run": Option("run", str, "", "training run whose latest checkpoint to play (see 'boardlab train c4-qlearning --list-runs')"),
+        "run": Option("run", str, "", "training run whose latest checkpoint to play (see 'boardlab train c4-qlearning runs')"),
         "path": Option("path", str, "", "checkpoint or model file to play (default: the committed model)"),
         "runs_dir": Option("runs_dir", str, "runs", "folder holding the runs"),
     }
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
-        from boardlab.nn.c4_qnet import q_function
-        from boardlab.nn.qlearning import find_run, load_qnet
+        from boardlab.bots.connect4.network import q_function
+        from boardlab.bots.connect4.qnet_files import find_run, load_qnet
 
         if self.config["run"] and self.config["path"]:
             raise SpecError("agent 'qnet': give run= or path=, not both")
@@ -60,6 +60,6 @@ class QNetAgent(Agent):
         super().reset(game, player, seed)
 
     def step(self, state: State) -> int:
-        from boardlab.nn.c4_qnet import greedy_actions
+        from boardlab.bots.connect4.network import greedy_actions
 
         return greedy_actions(self.q, [state])[0]

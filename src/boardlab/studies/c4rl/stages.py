@@ -14,7 +14,7 @@ Each stage varies one part of the configuration of the previous stage's best:
    sizes), for the encoding stage 7 chose.
 
 Several agents (runs with different seeds) are trained per configuration and
-ranked both ways (:mod:`boardlab.experiments.c4_rl`). The best configuration of
+ranked both ways (:mod:`boardlab.studies.c4rl.ranking`). The best configuration of
 a stage — highest mean of its two ranking means — is carried to the next stage
 (the study chose by judgement from the same two tables).
 
@@ -47,12 +47,13 @@ from typing import Any, Callable
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.records import write_atomic
-from boardlab.experiments.c4_rl import TrainedAgent, all_play_all, with_random
+from boardlab.studies.c4rl.ranking import TrainedAgent, all_play_all, with_random
 import torch
 
-from boardlab.nn.c4_qnet import q_function
+from boardlab.bots.connect4.network import q_function
 from boardlab.arena.backends import map_tasks
-from boardlab.nn.qlearning import Learner, Run, agent_seeds, config_from_dict, train_run_job
+from boardlab.bots.connect4.qnet_files import Run, config_from_dict
+from boardlab.studies.c4rl.training import Learner, agent_seeds, train_run_job
 
 STUDY_BASE: dict[str, Any] = {  # listing 6.1
     "board": {"rows": 6, "cols": 7},
@@ -139,7 +140,7 @@ class Job:
 
 
 def _prepare(job: Job) -> None:
-    """Write the run's config (with its agent's seed) before training, as ``train c4-qlearning --agents`` does."""
+    """Write the run's config (with its agent's seed) before training, as ``train c4-qlearning new --agents`` does."""
     run = Run(Path(job.run_path))
     if not (run.path / "config.json").exists():
         run.path.mkdir(parents=True, exist_ok=True)
@@ -147,7 +148,7 @@ def _prepare(job: Job) -> None:
 
 
 def _train_all(jobs: list[Job], workers: int, log: Callable[[str], None], backend: str = "process") -> None:
-    """Train the unfinished runs as ``train c4-qlearning --agents N --workers W`` does: one
+    """Train the unfinished runs as ``train c4-qlearning new --agents N --workers W`` does: one
     run per worker, each resumable from its checkpoint after a kill."""
     todo = [j for j in jobs if not _finished(j)]
     if not todo:
@@ -263,7 +264,7 @@ def run_stages(
 
     def jobs_for(name: str, cfg: dict) -> list[Job]:
         config_from_dict(cfg, name)  # validate before spending time
-        # the agents of 'train c4-qlearning CONFIG --agents N --seed SEED': runs <config>-<n>, seeds derived from SEED
+        # the agents of 'train c4-qlearning new CONFIG --agents N --seed SEED': runs <config>-<n>, seeds derived from SEED
         return [Job(name, str(runs_dir / f"{name}-{i + 1}"), {**cfg, "seed": s}) for i, s in enumerate(agent_seeds(seed, agents))]
 
     # stage 1: method x games (snapshots of the longest runs)

@@ -24,8 +24,9 @@ import numpy as np
 from boardlab.agents.base import Agent
 
 from boardlab.core.errors import BoardlabError
-from boardlab.nn.c4_qnet import greedy_actions, q_function
-from boardlab.nn.qlearning import Learner, QConfig, Run, find_run, is_run, load_config, load_qnet, read_checkpoint
+from boardlab.bots.connect4.network import greedy_actions, q_function
+from boardlab.bots.connect4.qnet_files import QConfig, Run, find_run, load_config, load_qnet, read_checkpoint
+from boardlab.studies.c4rl.training import Learner, is_run
 
 QValues = Callable[[np.ndarray], np.ndarray]
 
@@ -163,7 +164,7 @@ def all_play_all(agents: Sequence[TrainedAgent]) -> list[dict[str, Any]]:
 def with_random(agents: Sequence[TrainedAgent], games: int, seed: int = 0, positions: Sequence | None = None) -> list[dict[str, Any]]:
     """The study's second ranking: ``games`` games as first and as second player against random.
 
-    With ``positions`` (a grading set, :mod:`boardlab.solvers.grading`) each agent's
+    With ``positions`` (a grading set, :mod:`boardlab.games.connect4.grading`) each agent's
     share of optimal moves is added (``optimal_mean``, ``optimal_max``, ``optimal_min``).
     """
     if games < 1:
@@ -231,7 +232,7 @@ def plot_curves(curves: dict[str, list[dict[str, Any]]], path: Path, title: str)
 
 
 class _GreedyPlayer(Agent):
-    """A :class:`TrainedAgent` behind the agent protocol, for :func:`boardlab.solvers.grading.grade`."""
+    """A :class:`TrainedAgent` behind the agent protocol, for :func:`boardlab.games.connect4.grading.grade`."""
 
     name = "qnet-trained"
 
@@ -247,7 +248,7 @@ class _GreedyPlayer(Agent):
 def optimal_percent(agent: TrainedAgent, positions: Sequence) -> float:
     """Percentage of the graded positions (standard 6x7 board) where the agent's move is optimal."""
     from boardlab.core.registry import make
-    from boardlab.solvers.grading import grade
+    from boardlab.games.connect4.grading import grade
 
     if (agent.cfg.rows, agent.cfg.cols, agent.cfg.needed_to_win) != (6, 7, 4):
         raise BoardlabError(f"{agent.name}: grading sets are for the standard 6x7 board, four in a row")

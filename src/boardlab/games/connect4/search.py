@@ -24,7 +24,7 @@ from boardlab.core.game import TERMINAL
 from boardlab.core.rng import kernel_random, kernel_rng
 from boardlab.core.search import ChildStats, SearchSnapshot, grow_columns, subtree_mask
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
-from boardlab.games.connect4_kernel import Connect4Kernel, _won, playout
+from boardlab.games.connect4.kernel import Connect4Kernel, _won, playout
 
 NOT_TERMINAL = -2  # ``term`` column: -2 in play, -1 tie, 0 or 1 the winner
 

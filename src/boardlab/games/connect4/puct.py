@@ -30,7 +30,7 @@ from boardlab.core.search import (
     ChildStats, DenseNetwork, SearchSnapshot, check_first_play_value, choose_by_visits, grow_columns, visit_policy,
 )
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
-from boardlab.games.connect4_kernel import Connect4Kernel, _won
+from boardlab.games.connect4.kernel import Connect4Kernel, _won
 
 NOT_TERMINAL = -2  # ``term`` column: -2 in play, -1 tie, 0 or 1 the winner
 UNPROVEN = -2  # ``proof`` column: -2 not proven, else -1, 0 or 1, the result for the node's mover with best play

@@ -54,7 +54,7 @@ import numpy as np
 from boardlab.core.errors import FormatError
 from boardlab.core.files import read_bytes
 from boardlab.core.records import write_atomic
-from boardlab.solvers.connect4 import HEIGHT, WIDTH, Position, Solver, canonical_key, key_stones, mirror_key
+from boardlab.games.connect4.solver import HEIGHT, WIDTH, Position, Solver, canonical_key, key_stones, mirror_key
 
 BOOK_NAME = "connect4_book.npz"
 

@@ -18,7 +18,7 @@ from boardlab.agents.base import Agent
 from boardlab.core.errors import SpecError
 from boardlab.core.game import Game, State
 from boardlab.core.params import Option, non_negative
-from boardlab.solvers.connect4 import HEIGHT, WIDTH, Position, Solver, depth_limited_scores
+from boardlab.games.connect4.solver import HEIGHT, WIDTH, Position, Solver, depth_limited_scores
 
 
 def _depth_ok(value: int) -> str | None:
@@ -59,7 +59,7 @@ class PerfectAgent(Agent):
         if self._solver is None:
             book = None
             if self.config["book"]:
-                from boardlab.solvers.book import default_book
+                from boardlab.games.connect4.book import default_book
 
                 book = default_book()
             self._solver = Solver(book=book)

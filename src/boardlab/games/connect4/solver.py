@@ -460,7 +460,7 @@ _NO_BOOK = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int8), -1)
 class Solver:
     """Solves 7x6 Connect Four positions exactly; keeps its transposition table between calls.
 
-    ``book`` (an :class:`~boardlab.solvers.book.OpeningBook` or any mapping with
+    ``book`` (an :class:`~boardlab.games.connect4.book.OpeningBook` or any mapping with
     ``get(position) -> score or None``) answers positions it holds without search; one that
     also has ``search_arrays()`` (sorted canonical keys, scores, deepest ply) is consulted
     inside the search too, so positions that lead into the book are solved faster.

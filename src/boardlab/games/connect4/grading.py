@@ -18,7 +18,7 @@ Grading-set format (text, UTF-8, one position per line; ``#`` starts a comment):
 MOVES are the columns 1-7 played from the empty board (Pons' notation), BEST
 the exact score of the position for the player to move, and ``Sc`` the score
 for that player after playing column ``c`` (``x`` for a full column). Scores
-follow Pons' convention (see :mod:`boardlab.solvers.connect4`).
+follow Pons' convention (see :mod:`boardlab.games.connect4.solver`).
 
 Pascal Pons' own benchmark files (``MOVES SCORE`` per line: the position's score
 only) are read too: there the solver scores just the move the agent chose. A
@@ -29,7 +29,7 @@ The shipped set ``boardlab/data/connect4_grading.txt`` is regenerated with::
     boardlab experiment c4-grading-set --per-phase 80 --games-per-pair 8 --out src/boardlab/data/connect4_grading.txt
 
 which plays games between different agents, samples positions from them and
-labels every move with the solver (:mod:`boardlab.experiments.connect4_grading`).
+labels every move with the solver (:mod:`boardlab.studies.c4rl.grading_set`).
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.files import read_text
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
-from boardlab.solvers.book import default_book
-from boardlab.solvers.connect4 import WIDTH, Position, Solver
+from boardlab.games.connect4.book import default_book
+from boardlab.games.connect4.solver import WIDTH, Position, Solver
 
 GRADING_SET_NAME = "connect4_grading.txt"
 PHASES = ("opening", "middle", "end")

@@ -1,6 +1,6 @@
 """Building a Connect Four grading set as an experiment (entry point ``c4-grading-set``).
 
-The work is in :mod:`boardlab.experiments.connect4_grading`.
+The work is in :mod:`boardlab.studies.c4rl.grading_set`.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def run(
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: out, positions, phases {opening, middle, end}, command (the line that regenerates the set).")] = False,
 ) -> None:
     """Build a Connect Four grading set: positions from games between different agents, every move scored by the solver."""
-    from boardlab.experiments.connect4_grading import DEFAULT_PAIRS, build_grading_set, regenerate_command
-    from boardlab.solvers.grading import PHASES, phase_of
+    from boardlab.studies.c4rl.grading_set import DEFAULT_PAIRS, build_grading_set, regenerate_command
+    from boardlab.games.connect4.grading import PHASES, phase_of
 
     pairs = tuple(_pair(p) for p in pair) if pair else DEFAULT_PAIRS
     check_output_file(out, "--out")  # before minutes of games and solving

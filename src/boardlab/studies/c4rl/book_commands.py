@@ -2,7 +2,7 @@
 
 ``boardlab train c4-book`` builds (or resumes, merges, checks) the ``perfect``
 agent's opening book; ``boardlab evaluate BOOK.npz`` re-solves some of its
-entries without the book. The work is in :mod:`boardlab.solvers.book`.
+entries without the book. The work is in :mod:`boardlab.games.connect4.book`.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ def _line(text: str) -> None:
 
 def _check(book_path: Path, count: int, min_stones: Optional[int], seed: int, tt_size: int, json_out: bool) -> None:
     """Re-solve ``count`` entries without the book; exit status 1 when one disagrees."""
-    from boardlab.solvers.book import OpeningBook, check_book
-    from boardlab.solvers.connect4 import Solver
+    from boardlab.games.connect4.book import OpeningBook, check_book
+    from boardlab.games.connect4.solver import Solver
 
     if count < 1:
         raise BoardlabError(f"the number of entries to check must be positive, not {count}")
@@ -74,8 +74,8 @@ def train(
     The book holds every position a perfect player meets up to --max-ply stones, with its exact score and optimal columns.
     Ctrl-C saves what is solved; the same command resumes.
     """
-    from boardlab.solvers.book import SEATS, build_book, describe, merge_books
-    from boardlab.solvers.connect4 import Solver
+    from boardlab.games.connect4.book import SEATS, build_book, describe, merge_books
+    from boardlab.games.connect4.solver import Solver
 
     if books and not merge:
         raise BoardlabError(f"BOOK arguments ({books[0]}, ...) go with --merge")
@@ -132,7 +132,7 @@ def evaluate(
 
 
 def _recognises(path: Path) -> bool:
-    from boardlab.solvers.book import is_book
+    from boardlab.games.connect4.book import is_book
 
     return is_book(path)
 

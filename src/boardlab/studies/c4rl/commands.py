@@ -1,9 +1,9 @@
 """Connect Four self-play Q-learning (the study's method) as a recipe and three experiments.
 
-``boardlab train c4-qlearning`` (start, resume, list and export runs), ``boardlab
+``boardlab train c4-qlearning new | resume | runs | export`` (start, resume, list and export runs), ``boardlab
 evaluate RUN-or-MODEL``, ``boardlab experiment c4-stages | c4-ranking | c4-curves``.
-The work is in :mod:`boardlab.nn.qlearning`, :mod:`boardlab.experiments.c4_rl` and
-:mod:`boardlab.experiments.c4_stages`.
+The work is in :mod:`boardlab.studies.c4rl.training`, :mod:`boardlab.studies.c4rl.ranking` and
+:mod:`boardlab.studies.c4rl.stages`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ Positions = Annotated[Optional[Path], typer.Option("--positions", help=POSITIONS
 def _positions(path: Optional[Path]):
     if path is None:
         return None
-    from boardlab.solvers.grading import load_grading_set
+    from boardlab.games.connect4.grading import load_grading_set
 
     return load_grading_set(path)
 
@@ -44,72 +44,116 @@ def _print_runs(rows: list[dict], runs_dir: Path) -> None:
     console.print(table)
 
 
-def train(
-    config: Annotated[Optional[Path], typer.Argument(metavar="CONFIG", help="JSON config with the study's keys (see docs/c4-rl.md): starts a new run.", show_default=False)] = None,
-    resume: Annotated[Optional[List[str]], typer.Option("--resume", "-r", help="Carry on the run of this name (or path) from its last checkpoint; a config's name (no run of that name) resumes all its runs <config>-<n>. Repeatable.", show_default=False)] = None,
-    agents: Annotated[int, typer.Option("--agents", min=1, help="With CONFIG: train this many agents, runs <config>-<n> with distinct seeds derived from the base seed (the study: 5 per configuration). 1 keeps the base seed itself.")] = 1,
-    seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="With CONFIG: the base seed, instead of the config's 'seed' (default 0).", show_default=False)] = None,
-    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Runs trained at once (one process each; one run uses one core).")] = 1,
-    backend: Annotated[str, typer.Option("--backend", help="Where several runs train: 'process' (a local pool of --workers) or 'ray' (a local Ray instance of --workers CPUs, or the cluster at --address).")] = "process",
-    address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the Ray cluster's address.", show_default=False)] = None,
-    runs_dir: RunsDir = Path("runs"),
-    stop_after: Annotated[Optional[int], typer.Option("--stop-after", help="Stop (with a checkpoint) once this many games are played in all.", show_default=False)] = None,
-    kernel: Annotated[Optional[str], typer.Option("--kernel", help="With CONFIG: the training kernel instead of the config's 'kernel': 'numpy' (default) or 'compiled' (numba, several times faster, another random stream). With --resume: must be the run's own.", show_default=False)] = None,
-    list_runs: Annotated[bool, typer.Option("--list-runs", help="List the runs in --runs-dir and the agent spec that plays each; train nothing.")] = False,
-    export: Annotated[Optional[str], typer.Option("--export", help="Write the network of the run of this name (or path) as a model file for [b]qnet:path=FILE[/] (--out); train nothing.", show_default=False)] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="With --export: the model file to write (config and weights, no optimizer or random states).", show_default=False)] = None,
-    snapshot: Annotated[Optional[int], typer.Option("--snapshot", help="With --export: the snapshot at this many games instead of the latest checkpoint.", show_default=False)] = None,
-    json_out: Annotated[bool, typer.Option(
-        "--json",
-        help=JSON_HELP + " Training: {run, path, games_played, games_to_play, checkpoint}; several runs (--agents N, --resume CONFIG): "
-        "a list of {run, path, games_played, games_to_play, error, diverged} (error: null, or why that run stopped). --list-runs: a list of "
-        "{run, config, games_played, games_to_play, agent}. --export: {run, games_played, out, bytes}.",
-    )] = False,
-) -> None:
-    """Train a Connect Four Q-network by self-play: [b]CONFIG[/] starts run [b]<config>-<n>[/] (checkpoints every saving_rate games), [b]--agents N[/] starts N of them with distinct seeds, [b]--resume RUN[/] carries one on bit for bit (after a kill too)."""
-    from boardlab.nn.qlearning import check_kernel, export_run, find_run, find_runs, load_config, new_runs, run_summaries, train_run
+training = typer.Typer(
+    name="c4-qlearning", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode="rich",
+    help="Train Connect Four Q-networks by self-play: [b]new CONFIG[/] starts run [b]<config>-<n>[/] (checkpoints every saving_rate "
+    "games; [b]--agents N[/] starts N of them with distinct seeds), [b]resume RUN[/] carries one on bit for bit (after a kill too), "
+    "[b]runs[/] lists them, [b]export RUN[/] writes a model file.",
+)
 
-    modes = [name for name, given in (("CONFIG", config is not None), ("--resume", resume is not None),
-                                      ("--list-runs", list_runs), ("--export", export is not None)) if given]
-    if len(modes) != 1:
-        raise BoardlabError("give one of CONFIG (a new run), --resume RUN, --list-runs or --export RUN"
-                            + (f", not {' and '.join(modes)}" if modes else ""))
-    if (out is not None or snapshot is not None) and export is None:
-        raise BoardlabError("--out and --snapshot go with --export RUN")
-    if config is None and (agents != 1 or seed is not None):
-        raise BoardlabError("--agents and --seed go with CONFIG (a resumed run keeps the seed in its config.json)")
+Workers = Annotated[int, typer.Option("--workers", "-w", min=1, help="Runs trained at once (one process each; one run uses one core).")]
+Backend = Annotated[str, typer.Option("--backend", help="Where several runs train: 'process' (a local pool of --workers) or 'ray' (a local Ray instance of --workers CPUs, or the cluster at --address).")]
+Address = Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the Ray cluster's address.", show_default=False)]
+StopAfter = Annotated[Optional[int], typer.Option("--stop-after", help="Stop (with a checkpoint) once this many games are played in all.", show_default=False)]
+TRAIN_JSON = (JSON_HELP + " One run: {run, path, games_played, games_to_play, checkpoint}; several runs: a list of "
+              "{run, path, games_played, games_to_play, error, diverged} (error: null, or why that run stopped).")
+
+
+@training.command("new")
+def train_new(
+    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="JSON config with the study's keys (see docs/c4-rl.md).", show_default=False)],
+    agents: Annotated[int, typer.Option("--agents", min=1, help="Train this many agents, runs <config>-<n> with distinct seeds derived from the base seed (the study: 5 per configuration). 1 keeps the base seed itself.")] = 1,
+    seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="The base seed, instead of the config's 'seed' (default 0).", show_default=False)] = None,
+    workers: Workers = 1,
+    backend: Backend = "process",
+    address: Address = None,
+    runs_dir: RunsDir = Path("runs"),
+    stop_after: StopAfter = None,
+    kernel: Annotated[Optional[str], typer.Option("--kernel", help="The training kernel instead of the config's 'kernel': 'numpy' (default) or 'compiled' (numba, several times faster, another random stream).", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=TRAIN_JSON + " Several runs: --agents N.")] = False,
+) -> None:
+    """Start new runs of a config: run [b]<config>-<n>[/] (the next free number), or N of them with [b]--agents N[/]."""
+    from boardlab.studies.c4rl.training import new_runs
+
+    _check_training(backend, stop_after, kernel)
+    runs = [run for run, _ in new_runs(config, runs_dir, agents=agents, seed=seed, kernel=kernel)]
+    _train(runs, stop_after, workers, backend, address, json_out, kernel)
+
+
+@training.command("resume")
+def train_resume(
+    runs: Annotated[List[str], typer.Argument(metavar="RUN...", help="Runs to carry on from their last checkpoints, by name (or path); a config's name (no run of that name) resumes all its runs <config>-<n>.", show_default=False)],
+    workers: Workers = 1,
+    backend: Backend = "process",
+    address: Address = None,
+    runs_dir: RunsDir = Path("runs"),
+    stop_after: StopAfter = None,
+    kernel: Annotated[Optional[str], typer.Option("--kernel", help="The kernel the runs train with: must be the one each started with (the kernels' random streams differ); a check only.", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=TRAIN_JSON + " Several runs: more than one RUN, or a config's name.")] = False,
+) -> None:
+    """Carry runs on bit for bit from their last checkpoints (after a kill too); a resumed run keeps the seed and kernel in its config.json."""
+    from boardlab.studies.c4rl.training import find_runs
+
+    _check_training(backend, stop_after, kernel)
+    found = [run for name in runs for run in find_runs(name, runs_dir)]
+    if len({run.path for run in found}) != len(found):
+        raise BoardlabError("resume names the same run twice")
+    _train(found, stop_after, workers, backend, address, json_out, kernel)
+
+
+@training.command("runs")
+def train_runs(
+    runs_dir: RunsDir = Path("runs"),
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " A list of {run, config, games_played, games_to_play, agent}.")] = False,
+) -> None:
+    """List the runs in --runs-dir, their progress and the agent spec that plays each; train nothing."""
+    from boardlab.studies.c4rl.training import run_summaries
+
+    rows = run_summaries(runs_dir)
+    if json_out:
+        print_json(rows)
+    else:
+        _print_runs(rows, runs_dir)
+
+
+@training.command("export")
+def train_export(
+    run: Annotated[str, typer.Argument(metavar="RUN", help="The run (name or path) whose network to write.", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The model file to write (config and weights, no optimizer or random states), for [b]qnet:path=FILE[/].", show_default=False)],
+    snapshot: Annotated[Optional[int], typer.Option("--snapshot", help="The snapshot at this many games instead of the latest checkpoint.", show_default=False)] = None,
+    runs_dir: RunsDir = Path("runs"),
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, games_played, out, bytes.")] = False,
+) -> None:
+    """Write a run's network as a model file for [b]qnet:path=FILE[/]; train nothing."""
+    from boardlab.bots.connect4.qnet_files import find_run
+    from boardlab.studies.c4rl.training import export_run
+
+    output_file(out, "--out")
+    result = export_run(find_run(run, runs_dir), out, snapshot)
+    if json_out:
+        print_json(result)
+    else:
+        console.print(f"{result['run']} after {result['games_played']} games -> {out} ({result['bytes']} bytes)")
+
+
+def _check_training(backend: str, stop_after: Optional[int], kernel: Optional[str]) -> None:
+    """The options of new and resume, checked before a run folder is made or a checkpoint read."""
+    from boardlab.studies.c4rl.training import check_kernel
+
     if backend not in ("process", "ray"):
         raise BoardlabError(f"--backend must be 'process' or 'ray', not {backend!r}")
     if kernel is not None:
-        if config is None and resume is None:
-            raise BoardlabError("--kernel goes with CONFIG (a new run) or --resume RUN")
         check_kernel(kernel, "--kernel")
-    if out is not None:
-        output_file(out, "--out")
-    if list_runs:
-        rows = run_summaries(runs_dir)
-        if json_out:
-            print_json(rows)
-        else:
-            _print_runs(rows, runs_dir)
-        return
-    if export is not None:
-        if out is None:
-            raise BoardlabError("--export RUN needs --out FILE, the model file to write")
-        result = export_run(find_run(export, runs_dir), out, snapshot)
-        if json_out:
-            print_json(result)
-        else:
-            console.print(f"{result['run']} after {result['games_played']} games -> {out} ({result['bytes']} bytes)")
-        return
     if stop_after is not None and stop_after < 0:
-        raise BoardlabError(f"--stop-after must not be negative, not {stop_after}")  # checked before a run folder is made
-    if resume is not None:
-        runs = [run for name in resume for run in find_runs(name, runs_dir)]
-        if len({run.path for run in runs}) != len(runs):
-            raise BoardlabError("--resume names the same run twice")
-    else:
-        runs = [run for run, _ in new_runs(config, runs_dir, agents=agents, seed=seed, kernel=kernel)]
+        raise BoardlabError(f"--stop-after must not be negative, not {stop_after}")
+
+
+def _train(runs: list, stop_after: Optional[int], workers: int, backend: str, address: Optional[str], json_out: bool,
+           kernel: Optional[str]) -> None:
+    """Train ``runs``: one in this process with a progress bar, several (or any on a pool) with :func:`_train_batch`."""
+    from boardlab.bots.connect4.qnet_files import load_config
+    from boardlab.studies.c4rl.training import train_run
+
     if len(runs) > 1 or workers > 1 or backend != "process":
         _train_batch(runs, stop_after, workers, backend, address, json_out, kernel)
         return
@@ -124,7 +168,7 @@ def train(
             learner = train_run(run, stop_after=stop_after, kernel=kernel,
                                 on_game=lambda lrn: progress.update(task, completed=lrn.games_played))
         except KeyboardInterrupt:
-            err_console.print(f"stopped; 'boardlab train c4-qlearning --resume {run.name}' continues from the last checkpoint")
+            err_console.print(f"stopped; 'boardlab train c4-qlearning resume {run.name}' continues from the last checkpoint")
             raise typer.Exit(130) from None
     result = {"run": run.name, "path": str(run.path), "games_played": learner.games_played,
               "games_to_play": cfg.games_to_play, "checkpoint": str(run.checkpoint)}
@@ -140,11 +184,11 @@ def _train_batch(runs: list, stop_after: Optional[int], workers: int, backend: s
     from functools import partial
 
     from boardlab.arena.backends import map_tasks
-    from boardlab.nn.qlearning import train_run_job
+    from boardlab.studies.c4rl.training import train_run_job
 
     if not json_out:
         err_console.print(f"training {len(runs)} runs in {runs[0].path.parent} ({', '.join(r.name for r in runs)}) "
-                          f"with {workers} worker(s); --resume {runs[0].config_name} carries them on if stopped")
+                          f"with {workers} worker(s); 'resume {runs[0].config_name}' carries them on if stopped")
     results = []
     try:
         for result in map_tasks(partial(train_run_job, stop_after=stop_after, kernel=kernel), [str(r.path) for r in runs], workers, backend, address):
@@ -153,7 +197,7 @@ def _train_batch(runs: list, stop_after: Optional[int], workers: int, backend: s
                 line = f"{result['run']}: {result['games_played']}/{result['games_to_play']} games"
                 console.print(line + (f" [red]stopped: {result['error']}[/]" if result["error"] else ""))
     except KeyboardInterrupt:
-        err_console.print(f"stopped; 'boardlab train c4-qlearning --resume {runs[0].config_name}' continues every run from its last checkpoint")
+        err_console.print(f"stopped; 'boardlab train c4-qlearning resume {runs[0].config_name}' continues every run from its last checkpoint")
         raise typer.Exit(130) from None
     order = {str(r.path): i for i, r in enumerate(runs)}
     results.sort(key=lambda r: order[r["path"]])
@@ -180,7 +224,7 @@ def evaluate(
     )] = False,
 ) -> None:
     """Win percentage of the greedy Q-player against random in each seat, and its share of optimal moves with --positions."""
-    from boardlab.experiments.c4_rl import evaluate_q_model, plot_curves
+    from boardlab.studies.c4rl.ranking import evaluate_q_model, plot_curves
 
     if plot is not None:
         check_output_file(plot, "--plot")  # before every snapshot is played
@@ -206,16 +250,16 @@ def evaluate(
 
 
 def _recognises(path: Path) -> bool:
-    from boardlab.nn.qlearning import is_qlearning_model
+    from boardlab.studies.c4rl.training import is_qlearning_model
 
     return is_qlearning_model(path)
 
 
 recipe = Recipe(
-    train=train,
+    train=training,
     summary="Connect Four Q-network learned by self-play Q-learning with Boltzmann exploration (the study's method)",
     game="connect4",
-    makes="run folder RUNS/<config>-<n>/ (config.json, checkpoint.pt, snapshots/); --export writes a model file (agent qnet:path=FILE)",
+    makes="run folder RUNS/<config>-<n>/ (config.json, checkpoint.pt, snapshots/); export RUN writes a model file (agent qnet:path=FILE)",
     evaluate=evaluate,
     recognises=_recognises,
 )
@@ -233,9 +277,9 @@ def stages(
     terminal_reply_value: Annotated[Optional[str], typer.Option("--terminal-reply-value", help="'zero': the study's update (a reply that ends the game is worth 0, as in its listing); 'reward': that reply's reward (loss or tie). Default: the base config's (reward), 'zero' with --scale.", show_default=False)] = None,
     agents: Annotated[Optional[int], typer.Option("--agents", min=1, help="Agents (seeds) trained per configuration (the study: 5). Default 2.", show_default=False)] = None,
     eval_games: Annotated[Optional[int], typer.Option("--eval-games", min=1, help="Games against random per agent and seat (the study: 1000). Default 200.", show_default=False)] = None,
-    workers: Annotated[int, typer.Option("--workers", min=1, help="Runs trained at once (one process each), as train c4-qlearning --agents N --workers W.")] = 1,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Runs trained at once (one process each), as train c4-qlearning new --agents N --workers W.")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool) or 'ray' (a local Ray instance).")] = "process",
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning --agents N --seed SEED.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning new --agents N --seed SEED.")] = 0,
     stages: Annotated[int, typer.Option("--stages", min=1, max=8, help="Run stages 1..STAGES. 6 is the study's; 7 adds an encoding stage that is not in the study (the carried network against the planes encoding at each learning rate of stage 5), 8 chooses the hidden neurons again (stage 2's sizes) for the encoding stage 7 chose.")] = 6,
     kernel: Annotated[Optional[str], typer.Option("--kernel", help="Training kernel of every run: 'numpy' or 'compiled' (numba, several times faster, another random stream). Default: 'numpy', 'compiled' with --scale study. Re-running must keep the kernel the runs started with.", show_default=False)] = None,
     positions: Positions = None,
@@ -244,7 +288,7 @@ def stages(
     """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards), each configured from the previous stage's winner; --stages 7 adds the state encoding and --stages 8 the width for it, which the study did not compare."""
     import time
 
-    from boardlab.experiments.c4_stages import PRESETS, run_stages, write_reports
+    from boardlab.studies.c4rl.stages import PRESETS, run_stages, write_reports
 
     if backend not in ("process", "ray"):
         raise BoardlabError(f"--backend must be 'process' or 'ray', not {backend!r}")
@@ -260,7 +304,7 @@ def stages(
     if terminal_reply_value is not None and terminal_reply_value not in ("zero", "reward"):
         raise BoardlabError(f"--terminal-reply-value must be 'zero' or 'reward', not {terminal_reply_value!r}")
     if kernel is not None:
-        from boardlab.nn.qlearning import check_kernel
+        from boardlab.studies.c4rl.training import check_kernel
 
         check_kernel(kernel, "--kernel")
     settings = {
@@ -309,7 +353,7 @@ def rank_all_play_all(
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + RANK_JSON)] = False,
 ) -> None:
     """Every agent plays every agent of another configuration once in each seat."""
-    from boardlab.experiments.c4_rl import all_play_all, load_agents
+    from boardlab.studies.c4rl.ranking import all_play_all, load_agents
 
     result = all_play_all(load_agents(runs, runs_dir))
     if json_out:
@@ -328,7 +372,7 @@ def rank_with_random(
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + RANK_JSON)] = False,
 ) -> None:
     """Every agent plays the random player GAMES times as first and GAMES times as second player."""
-    from boardlab.experiments.c4_rl import load_agents, with_random
+    from boardlab.studies.c4rl.ranking import load_agents, with_random
 
     result = with_random(load_agents(runs, runs_dir), games, seed, _positions(positions))
     if json_out:
@@ -346,8 +390,8 @@ def curves(
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run -> [{games_played, first, second, optimal}] (% won against random; % optimal moves with --positions).")] = False,
 ) -> None:
     """Learning curves: win percentage against random at each snapshot, as first and as second player."""
-    from boardlab.experiments.c4_rl import learning_curve, plot_curves
-    from boardlab.nn.qlearning import find_run
+    from boardlab.studies.c4rl.ranking import learning_curve, plot_curves
+    from boardlab.bots.connect4.qnet_files import find_run
 
     if plot is not None:
         check_output_file(plot, "--plot")

@@ -25,9 +25,9 @@ from boardlab.arena.play import play_game
 from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
-from boardlab.solvers.book import default_book
-from boardlab.solvers.connect4 import Position, Solver
-from boardlab.solvers.grading import PHASES, GradedPosition, label, phase_of, write_grading_set
+from boardlab.games.connect4.book import default_book
+from boardlab.games.connect4.solver import Position, Solver
+from boardlab.games.connect4.grading import PHASES, GradedPosition, label, phase_of, write_grading_set
 
 DEFAULT_PAIRS = (
     ("random", "random"),

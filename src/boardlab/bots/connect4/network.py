@@ -21,13 +21,14 @@ Both expose :meth:`QNet.all_values` (``(n, 2, R, C) -> (n, cols)``) and
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Literal, Sequence, get_args
 
 import numpy as np
 import torch
 from torch import nn
 
-ENCODINGS = ("study", "planes")
+Encoding = Literal["study", "planes"]
+ENCODINGS = get_args(Encoding)
 
 
 def bit_order(rows: int, cols: int) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Compiled self-play Q-learning (numba): whole training games per call.
 
-The same algorithm as :class:`boardlab.nn.qlearning.Learner` (``"kernel": "numpy"``),
+The same algorithm as :class:`boardlab.studies.c4rl.training.Learner` (``"kernel": "numpy"``),
 move for move and update for update: Boltzmann choice from the mover's view, the
 target ``reward + discount * F`` (``best_known`` or ``mean``, terminal replies worth
 their reward or 0), one plain SGD step on the move and its mirror (unless the
@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 from numba.typed import List
 
-from boardlab.games.connect4_kernel import Connect4Kernel, _won
+from boardlab.games.connect4.kernel import Connect4Kernel, _won
 
 #: the kernel's verdicts on a batch (second value returned by :func:`play_games`)
 OK, DIVERGED = 0, 1

@@ -159,21 +159,21 @@ class ConnectFour(Game):
         built once per game object; search agents use it instead of Python playouts."""
         kernel = self.__dict__.get("_playout_kernel")
         if kernel is None:
-            from boardlab.games.connect4_kernel import Connect4Kernel  # numba: imported on first use
+            from boardlab.games.connect4.kernel import Connect4Kernel  # numba: imported on first use
 
             kernel = self.__dict__["_playout_kernel"] = Connect4Kernel(self)
         return kernel
 
     def compiled_search(self, state: "ConnectFourState", seed: int, c: float):
-        """UCT compiled whole with numba (:mod:`boardlab.games.connect4_search`)."""
-        from boardlab.games.connect4_search import CompiledConnect4Search
+        """UCT compiled whole with numba (:mod:`boardlab.games.connect4.search`)."""
+        from boardlab.games.connect4.search import CompiledConnect4Search
 
         return CompiledConnect4Search(state, seed, c)
 
     def compiled_puct(self, state: "ConnectFourState", network, c: float, rng: np.random.Generator,
                       noise: tuple[float, float] | None, discount: float = 1.0, fpu: str = "zero", solve: bool = False):
-        """PUCT compiled whole with numba, the MLP's forward pass included (:mod:`boardlab.games.connect4_puct`)."""
-        from boardlab.games.connect4_puct import CompiledConnect4PUCT
+        """PUCT compiled whole with numba, the MLP's forward pass included (:mod:`boardlab.games.connect4.puct`)."""
+        from boardlab.games.connect4.puct import CompiledConnect4PUCT
 
         return CompiledConnect4PUCT(state, network, c, rng, noise, discount, fpu, solve)
 
@@ -229,7 +229,7 @@ class ConnectFour(Game):
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum([len(b) for b in encoded], out=offsets[1:])
         data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        from boardlab.games.connect4_kernel import players_of_move_strings
+        from boardlab.games.connect4.kernel import players_of_move_strings
 
         kernel = self.playout_kernel()
         out = players_of_move_strings(data, offsets, kernel.bottom, kernel.top, kernel.column_mask, kernel.steps,

@@ -21,7 +21,7 @@ listing returns 0 for it, which leaves the ``loss`` reward unused — set
 Every update also trains the mirrored position and action (unless the position
 is its own mirror), and values are always learned from the first player's view
 (the second player's positions have their stones swapped): see
-:mod:`boardlab.nn.c4_qnet`.
+:mod:`boardlab.bots.connect4.network`.
 
 Several agents of one config (the study trained five per configuration) are
 made by :func:`new_runs`: runs ``<config>-<n>`` (the next free numbers), each
@@ -29,7 +29,8 @@ with its own seed written into its ``config.json`` (:func:`agent_seeds`).
 
 Runs live in a runs folder as ``<config>-<n>/`` with ``config.json``,
 ``checkpoint.pt`` (the latest, written atomically every ``saving_rate`` games)
-and ``snapshots/games-<N>.pt``. A checkpoint holds the model and optimizer
+and ``snapshots/games-<N>.pt`` (their layout, the config and the checkpoint format are
+:mod:`boardlab.bots.connect4.qnet_files`, which the ``qnet`` agent plays from). A checkpoint holds the model and optimizer
 states, the Python, NumPy and Torch random states and the games played, so a
 resumed run continues bit for bit as if it had never stopped.
 """
@@ -40,10 +41,7 @@ import contextlib
 import fcntl
 import io
 import json
-import math
 import random
-import re
-import warnings
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,218 +50,22 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from boardlab.core.errors import BoardlabError, FormatError
-from boardlab.core.files import parse_json, read_json
+from boardlab.bots.connect4.qnet_files import (
+    CHECKPOINT_FORMAT, CHECKPOINT_VERSION, KERNELS, LOAD_ERRORS, RUN_NAME, QConfig, Run, checkpoint_config, find_run, load_config,
+    load_weights, mismatch, read_checkpoint,
+)
+from boardlab.bots.connect4.network import QNet, is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
+from boardlab.core.errors import BoardlabError
+from boardlab.core.files import parse_json
 from boardlab.core.records import write_atomic
-from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
-from boardlab.nn.c4_qnet import ENCODINGS, QNet, is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
 
-CHECKPOINT_FORMAT = "boardlab-c4-qnet"
-CHECKPOINT_VERSION = 1
-FUTURE_VALUES = ("best_known", "mean")
-#: the training kernels: NumPy on the torch parameters (the default, which the committed
-#: model and the documented tables were made with) or compiled whole games (:mod:`boardlab.nn.qlearning_kernel`)
-KERNELS = ("numpy", "compiled")
 #: the most games the compiled kernel plays per call (the progress callback runs between calls)
 COMPILED_BATCH = 200
-#: the largest network a config may ask for (weights and biases; 20 million are 80 MB), and the most hidden layers
-MAX_PARAMETERS = 20_000_000
-MAX_LAYERS = 32
+
 
 class TrainingDiverged(BoardlabError):
     """The Q-values stopped being finite numbers (too large a learning rate for the network)."""
-
-
-# --- configuration -------------------------------------------------------------
-
-#: every key a config may hold: (type, required). Nested dicts list their own keys.
-_SCHEMA: dict[str, Any] = {
-    "board": {"rows": (int, True), "cols": (int, True)},
-    "needed_to_win": (int, True),
-    "games_to_play": (int, True),
-    "saving_rate": (int, True),
-    "learning_rate": (float, True),
-    "discount_factor": (float, True),
-    "estimated_optimal_future_value": (str, True),
-    "boltzmann_temperature": (float, True),
-    "rewards": {"win": (float, True), "loss": (float, True), "tie": (float, True), "each_move": (float, True)},
-    "neural_storage": {"hidden_neurons": ((int, list), True), "encoding": (str, False)},
-    # new keys (not in the study)
-    "seed": (int, False),
-    "terminal_reply_value": (str, False),
-    "kernel": (str, False),
-    "description": (str, False),
-}
-
-
-@dataclass(frozen=True)
-class QConfig:
-    """A training configuration with the study's keys (listing 6.1) and a few new ones.
-
-    New keys: ``seed`` (int, default 0: fixes the initial weights and every
-    random choice), ``neural_storage.encoding`` (``"study"`` default, or
-    ``"planes"``), ``neural_storage.hidden_neurons`` may also be a list (one
-    size per hidden layer), ``terminal_reply_value`` (``"reward"`` default or
-    ``"zero"``, see the module docstring), ``kernel`` (``"numpy"`` default, or
-    ``"compiled"``: the same training in numba, whole games per call, see
-    :mod:`boardlab.nn.qlearning_kernel`) and ``description`` (free text).
-    """
-
-    rows: int = 6
-    cols: int = 7
-    needed_to_win: int = 4
-    games_to_play: int = 5000
-    saving_rate: int = 1000
-    learning_rate: float = 0.05
-    discount_factor: float = 1.0
-    future_value: str = "best_known"
-    temperature: float = 1.0
-    reward_win: float = 2.0
-    reward_loss: float = -2.0
-    reward_tie: float = 0.0
-    reward_move: float = -0.01
-    hidden: tuple[int, ...] = (50,)
-    encoding: str = "study"
-    seed: int = 0
-    terminal_reply_value: str = "reward"
-    kernel: str = "numpy"
-    description: str = ""
-
-    def to_json_dict(self) -> dict[str, Any]:
-        return {
-            "board": {"rows": self.rows, "cols": self.cols},
-            "needed_to_win": self.needed_to_win,
-            "games_to_play": self.games_to_play,
-            "saving_rate": self.saving_rate,
-            "learning_rate": self.learning_rate,
-            "discount_factor": self.discount_factor,
-            "estimated_optimal_future_value": self.future_value,
-            "boltzmann_temperature": self.temperature,
-            "rewards": {"win": self.reward_win, "loss": self.reward_loss, "tie": self.reward_tie, "each_move": self.reward_move},
-            "neural_storage": {"hidden_neurons": self.hidden[0] if len(self.hidden) == 1 else list(self.hidden), "encoding": self.encoding},
-            "seed": self.seed,
-            "terminal_reply_value": self.terminal_reply_value,
-            # written only when not the default: a NumPy run's config (and checkpoint) stays byte for byte what it was
-            **({"kernel": self.kernel} if self.kernel != "numpy" else {}),
-            **({"description": self.description} if self.description else {}),
-        }
-
-    def game(self):
-        return make("connect4", rows=self.rows, cols=self.cols, k=self.needed_to_win)
-
-
-def _has_type(value: Any, kind: type) -> bool:
-    """JSON typing: ``float`` accepts any number, and ``true``/``false`` are never numbers."""
-    if isinstance(value, bool):
-        return kind is bool
-    if kind is float:
-        return isinstance(value, (int, float))
-    return isinstance(value, kind)
-
-
-def _check_keys(data: Any, schema: dict[str, Any], where: str, prefix: str = "") -> None:
-    if not isinstance(data, dict):
-        raise FormatError(f"{where}: {prefix.rstrip('.') or 'the config'} must be a JSON object")
-    for key in data:
-        if key not in schema:
-            known = ", ".join(schema)
-            raise FormatError(f"{where}: unknown key {prefix + key!r} (known keys here: {known})")
-    for key, rule in schema.items():
-        name = prefix + key
-        if isinstance(rule, dict):
-            if key not in data:
-                raise FormatError(f"{where}: missing key {name!r}")
-            _check_keys(data[key], rule, where, name + ".")
-            continue
-        kind, required = rule
-        if key not in data:
-            if required:
-                raise FormatError(f"{where}: missing key {name!r}")
-            continue
-        value = data[key]
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        if not any(_has_type(value, k) for k in kinds):
-            names = " or ".join("number" if k is float else k.__name__ for k in kinds)
-            raise FormatError(f"{where}: key {name!r} must be a {names}, got {value!r}")
-
-
-def parameter_count(cfg: QConfig) -> int:
-    """Weights and biases of the network ``cfg`` describes (see :mod:`boardlab.nn.c4_qnet`), without building it."""
-    inputs, outputs = (cfg.rows * cfg.cols + 1, 1) if cfg.encoding == "study" else (2 * cfg.rows * cfg.cols, cfg.cols)
-    sizes = [inputs, *cfg.hidden, outputs]
-    return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
-
-
-def config_from_dict(data: Any, where: str = "config") -> QConfig:
-    """Validate a config document; every error names the key and ``where`` (the file)."""
-    _check_keys(data, _SCHEMA, where)
-    storage = data["neural_storage"]
-    hidden_raw = storage["hidden_neurons"]
-    hidden = tuple(hidden_raw) if isinstance(hidden_raw, list) else (hidden_raw,)
-    if not hidden or any(not isinstance(h, int) or isinstance(h, bool) or h < 1 for h in hidden):
-        raise FormatError(f"{where}: key 'neural_storage.hidden_neurons' must be a positive integer or a list of them")
-    if len(hidden) > MAX_LAYERS or max(hidden) > MAX_PARAMETERS:
-        raise FormatError(f"{where}: key 'neural_storage.hidden_neurons' asks for too large a network "
-                          f"(at most {MAX_LAYERS} layers and {MAX_PARAMETERS:,} weights)")
-    for key in ("learning_rate", "discount_factor", "boltzmann_temperature"):
-        if not math.isfinite(data[key]):
-            raise FormatError(f"{where}: key {key!r} must be a finite number")
-    for key in ("win", "loss", "tie", "each_move"):
-        if not math.isfinite(data["rewards"][key]):
-            raise FormatError(f"{where}: key 'rewards.{key}' must be a finite number")
-    for key in ("games_to_play", "saving_rate", "seed", "needed_to_win"):
-        if key in data and not 0 <= data[key] < 2**63:
-            raise FormatError(f"{where}: key {key!r} must be an integer from 0 to 2**63 - 1")
-    cfg = QConfig(
-        rows=data["board"]["rows"],
-        cols=data["board"]["cols"],
-        needed_to_win=data["needed_to_win"],
-        games_to_play=data["games_to_play"],
-        saving_rate=data["saving_rate"],
-        learning_rate=float(data["learning_rate"]),
-        discount_factor=float(data["discount_factor"]),
-        future_value=data["estimated_optimal_future_value"],
-        temperature=float(data["boltzmann_temperature"]),
-        reward_win=float(data["rewards"]["win"]),
-        reward_loss=float(data["rewards"]["loss"]),
-        reward_tie=float(data["rewards"]["tie"]),
-        reward_move=float(data["rewards"]["each_move"]),
-        hidden=hidden,
-        encoding=storage.get("encoding", "study"),
-        seed=data.get("seed", 0),
-        terminal_reply_value=data.get("terminal_reply_value", "reward"),
-        kernel=data.get("kernel", "numpy"),
-        description=data.get("description", ""),
-    )
-    checks = [
-        ("board.rows", cfg.rows >= 1, "must be at least 1"),
-        ("board.cols", cfg.cols >= 1, "must be at least 1"),
-        ("needed_to_win", 2 <= cfg.needed_to_win <= max(cfg.rows, cfg.cols), "must be at least 2 and fit on the board"),
-        ("games_to_play", cfg.games_to_play >= 1, "must be at least 1"),
-        ("saving_rate", cfg.saving_rate >= 1, "must be at least 1"),
-        ("learning_rate", cfg.learning_rate > 0, "must be positive"),
-        ("discount_factor", 0 <= cfg.discount_factor <= 1, "must be in [0, 1]"),
-        ("estimated_optimal_future_value", cfg.future_value in FUTURE_VALUES, f"must be one of {', '.join(FUTURE_VALUES)}"),
-        ("boltzmann_temperature", cfg.temperature > 0, "must be positive"),
-        ("neural_storage.encoding", cfg.encoding in ENCODINGS, f"must be one of {', '.join(ENCODINGS)}"),
-        ("terminal_reply_value", cfg.terminal_reply_value in ("reward", "zero"), "must be 'reward' or 'zero'"),
-        ("kernel", cfg.kernel in KERNELS, f"must be one of {', '.join(KERNELS)}, not {cfg.kernel!r}"),
-    ]
-    for key, ok, why in checks:
-        if not ok:
-            raise FormatError(f"{where}: key {key!r} {why}")
-    if cfg.cols * (cfg.rows + 1) > 64:
-        raise FormatError(f"{where}: a {cfg.rows}x{cfg.cols} board is too large (cols*(rows+1) must be at most 64)")
-    if parameter_count(cfg) > MAX_PARAMETERS:
-        raise FormatError(f"{where}: key 'neural_storage.hidden_neurons' asks for a network of {parameter_count(cfg):,} "
-                          f"weights (at most {MAX_PARAMETERS:,})")
-    return cfg
-
-
-def load_config(path: str | Path) -> QConfig:
-    """Read and check a training config; every problem is a :class:`BoardlabError` naming the file."""
-    return config_from_dict(read_json(path, "training config"), str(path))
 
 
 # --- targets -------------------------------------------------------------------
@@ -424,7 +226,7 @@ class Learner:
         if self.cfg.kernel == "numpy":
             return [self.self_play_game(game) for _ in range(count)]
         if self._compiled is None:
-            from boardlab.nn.qlearning_kernel import CompiledSelfPlay  # numba compiles (or loads its cache) on first use
+            from boardlab.studies.c4rl.kernel import CompiledSelfPlay  # numba compiles (or loads its cache) on first use
 
             self._compiled = CompiledSelfPlay(game, self.net)
         compiled = self._compiled
@@ -468,16 +270,9 @@ class Learner:
     def load(cls, path: str | Path) -> "Learner":
         """A learner from a checkpoint or model file; anything wrong in it is a :class:`FormatError` naming the file."""
         data = read_checkpoint(path)
-        if not isinstance(data["config"], str):
-            raise FormatError(f"{path}: checkpoint's 'config' is not a JSON text")
-        cfg = config_from_dict(parse_json(data["config"], f"{path} (config)"), f"{path} (config)")
-        learner = cls.new(cfg)
+        learner = cls.new(checkpoint_config(data, path))
+        load_weights(learner.net, data, path)
         try:
-            if not isinstance(data["model"], dict):
-                raise TypeError("'model' is not a state dict")
-            learner.net.load_state_dict(data["model"])
-            if not all(torch.isfinite(p).all() for p in learner.net.parameters()):
-                raise ValueError("the weights are not all finite numbers")
             if "optimizer" in data:
                 learner.optimizer.load_state_dict(data["optimizer"])
             games = data.get("games_played", 0)
@@ -495,50 +290,9 @@ class Learner:
             learner.stats = stats
         except BoardlabError:
             raise
-        except (KeyError, RuntimeError, ValueError, TypeError, AttributeError, IndexError, OverflowError) as exc:
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-            raise FormatError(f"{path}: checkpoint does not match its config: {first}") from None
+        except LOAD_ERRORS as exc:
+            raise mismatch(path, exc) from None
         return learner
-
-
-def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """Load a checkpoint (or a model file) safely; any damage becomes a FormatError naming the file."""
-    path = Path(path)
-    if not path.is_file():
-        raise BoardlabError(f"no checkpoint at {path}")
-    try:
-        with warnings.catch_warnings():  # torch warns about foreign pickle protocols; the error below says it
-            warnings.simplefilter("ignore")
-            data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many kinds for damaged files
-        # torch's own message suggests weights_only=False: never for a file we did not check
-        raise FormatError(
-            f"{path}: not a readable checkpoint: damaged, truncated, or not a boardlab checkpoint ({type(exc).__name__})"
-        ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("format"), str) or data["format"] != CHECKPOINT_FORMAT:
-        raise FormatError(f"{path}: not a boardlab Connect Four Q-network checkpoint")
-    version = data.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version != CHECKPOINT_VERSION:
-        shown = version if isinstance(version, (int, str, type(None))) else type(version).__name__
-        raise FormatError(f"{path}: checkpoint version {str(shown)[:40]!r} is not supported (expected {CHECKPOINT_VERSION})")
-    for key in ("config", "model"):
-        if key not in data:
-            raise FormatError(f"{path}: checkpoint lacks {key!r}")
-    return data
-
-
-def load_qnet(path: str | Path) -> tuple[QConfig, QNet]:
-    """The configuration and network of a checkpoint, for playing.
-
-    Loading goes through :meth:`Learner.load`, which sets the global random
-    states; a player must not disturb its caller's, so they are put back.
-    """
-    python_state = random.getstate()
-    with torch.random.fork_rng(devices=[]):
-        learner = Learner.load(path)
-    random.setstate(python_state)
-    learner.net.eval()
-    return learner.cfg, learner.net
 
 
 def export_model(learner: Learner, path: Path) -> None:
@@ -551,49 +305,6 @@ def export_model(learner: Learner, path: Path) -> None:
 
 
 # --- runs ----------------------------------------------------------------------
-
-_RUN_NAME = re.compile(r"^(?P<config>.+)-(?P<n>\d+)$")
-
-
-@dataclass(frozen=True)
-class Run:
-    path: Path
-
-    @property
-    def name(self) -> str:
-        return self.path.name
-
-    @property
-    def config_name(self) -> str:
-        m = _RUN_NAME.match(self.name)
-        return m.group("config") if m else self.name
-
-    @property
-    def checkpoint(self) -> Path:
-        return self.path / "checkpoint.pt"
-
-    @property
-    def config_file(self) -> Path:
-        return self.path / "config.json"
-
-    def snapshots(self) -> list[tuple[int, Path]]:
-        found = []
-        for p in (self.path / "snapshots").glob("games-*.pt"):
-            try:
-                found.append((int(p.stem.split("-")[1]), p))
-            except ValueError:
-                continue
-        return sorted(found)
-
-    def games_played(self) -> int:
-        """Games in the latest checkpoint (0 before the first one)."""
-        if not self.checkpoint.exists():
-            return 0
-        games = read_checkpoint(self.checkpoint).get("games_played", 0)
-        if not isinstance(games, int) or isinstance(games, bool) or games < 0:
-            raise FormatError(f"{self.checkpoint}: games_played must be a count")
-        return games
-
 
 def agent_seeds(base: int, agents: int) -> list[int]:
     """The seeds of ``agents`` agents trained from one config with base seed ``base``.
@@ -619,7 +330,7 @@ def new_runs(config_path: Path, runs_dir: Path, agents: int = 1, seed: int | Non
     ``seed`` replaces the config's own seed as the base of :func:`agent_seeds`, and
     ``kernel`` the config's ``kernel``.
     Each folder gets its config with its own seed before any training starts, so a
-    batch killed at any point is resumed run by run (``--resume <config>``).
+    batch killed at any point is resumed run by run (``resume <config>``).
     """
     cfg = load_config(config_path)
     if kernel is not None:
@@ -650,15 +361,6 @@ def new_run(config_path: Path, runs_dir: Path) -> tuple[Run, QConfig]:
     return new_runs(config_path, runs_dir)[0]
 
 
-def find_run(name: str, runs_dir: Path) -> Run:
-    path = Path(name)
-    if not path.is_dir():
-        path = runs_dir / name
-    if not path.is_dir():
-        raise BoardlabError(f"no run {name!r} in {runs_dir} (see 'boardlab train c4-qlearning --list-runs')")
-    return Run(path)
-
-
 def find_runs(name: str, runs_dir: Path) -> list[Run]:
     """The run ``name``, or when no run has that name, every run ``<name>-<n>`` of that config."""
     path = Path(name)
@@ -666,7 +368,7 @@ def find_runs(name: str, runs_dir: Path) -> list[Run]:
         return [find_run(name, runs_dir)]
     batch = [run for run in list_runs(runs_dir) if run.config_name == name]
     if not batch:
-        raise BoardlabError(f"no run {name!r} and no runs {name}-<n> in {runs_dir} (see 'boardlab train c4-qlearning --list-runs')")
+        raise BoardlabError(f"no run {name!r} and no runs {name}-<n> in {runs_dir} (see 'boardlab train c4-qlearning runs')")
     return batch
 
 
@@ -725,7 +427,7 @@ def list_runs(runs_dir: Path) -> list[Run]:
     if not runs_dir.is_dir():
         return []
     runs = [Run(p) for p in runs_dir.iterdir() if p.is_dir() and (p / "config.json").is_file()]
-    return sorted(runs, key=lambda r: (r.config_name, int(_RUN_NAME.match(r.name).group("n")) if _RUN_NAME.match(r.name) else 0))
+    return sorted(runs, key=lambda r: (r.config_name, int(RUN_NAME.match(r.name).group("n")) if RUN_NAME.match(r.name) else 0))
 
 
 def check_kernel(kernel: str, where: str) -> str:
