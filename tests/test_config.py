@@ -50,3 +50,19 @@ def test_options_are_checked_as_the_command_gives_them():
 def test_replace_checks_again():
     with pytest.raises(Exception):
         dataclasses.replace(Example(), lr=-2.0)
+
+
+@dataclass(config=STRICT)
+class Joined:
+    arch: Literal["study", "regions"] = "study"
+    permute: bool = False
+
+    def __post_init__(self) -> None:
+        if self.permute and self.arch != "study":
+            raise ValueError("permute is for arch study")
+
+
+def test_a_rule_joining_keys_reads_as_its_own_message():
+    with pytest.raises(FormatError) as caught:
+        load(Joined, {"arch": "regions", "permute": True}, "net.json")
+    assert str(caught.value) == "net.json: permute is for arch study"

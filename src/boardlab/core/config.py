@@ -39,6 +39,9 @@ def describe(error: ValidationError) -> str:
             problems.append(f"unknown key {key!r}")
         elif item["type"] in ("missing", "missing_argument"):
             problems.append(f"missing key {key!r}")
+        elif not item["loc"]:
+            # a rule joining several keys (raised in __post_init__): its message names them
+            problems.append(str(item["msg"]).removeprefix("Value error, "))
         else:
             problems.append(f"{key!r}: {item['msg']} (got {item.get('input')!r})")
     return "; ".join(problems)
