@@ -13,7 +13,8 @@ own: :func:`~boardlab.conformance.views.check_observation_tensor`,
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -81,10 +82,10 @@ def check_undeclared(game: Game, states: list[State]) -> None:
 
 
 def check_information_state(game: Game, states: list[State]) -> None:
-    """The game's own information-state string: a string for every seat; two states in play that a seat
-    cannot tell apart by it show that seat the same observation (at the end everybody learns the result,
-    which an information state need not record); and in a game of perfect information (where the
-    protocol writes the history) it is not the protocol's own."""
+    """The game's own information-state string: a string for every seat; two states where a seat is to
+    move and cannot tell them apart by it show that seat the same observation (an information-set search
+    keys its nodes so; elsewhere OpenSpiel's strings need not say whose turn it is); and in a game of
+    perfect information (where the protocol writes the history) it is not the protocol's own."""
     known: dict[tuple[int, str], tuple[dict, State]] = {}
     own = game.has_hidden_information
     for state in states:
@@ -92,13 +93,13 @@ def check_information_state(game: Game, states: list[State]) -> None:
             text = state.information_state_string(seat)
             expect(isinstance(text, str), state, "information state", f"seat {seat}'s is not a string")
             own = own or text != State.information_state_string(state, seat)
-            if state.is_terminal():
+            if state.current_player() != seat:
                 continue
             seen = state.observation(seat)
             before = known.setdefault((seat, text), (seen, state))
             expect(before[0] == seen, state, "information state",
-                   f"seat {seat} has the same information state after actions {before[1].history}, but sees something "
-                   "else there: the string leaves out what the seat sees")
+                   f"seat {seat}, to move, has the same information state after actions {before[1].history}, but sees "
+                   "something else there: the string leaves out what the seat sees")
     expect(own, game, "information state", "provides information_state_string but writes the protocol's own (the history)")
 
 

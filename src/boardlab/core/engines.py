@@ -25,7 +25,8 @@ for a game that does not declare the capability, so it never needs to know which
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -57,12 +58,12 @@ PUCTFactory = Callable[["State", "DenseNetwork", "PUCTSettings", np.random.Gener
 GradingFactory = Callable[..., Grades]
 
 
-def engine_name(game: "Game", kind: str) -> str:
+def engine_name(game: Game, kind: str) -> str:
     """The entry-point name of ``game``'s engine of ``kind``: ``connect4.uct``."""
     return f"{game.name}.{kind}"
 
 
-def engine_for(game: "Game", kind: str) -> Any | None:
+def engine_for(game: Game, kind: str) -> Any | None:
     """The factory ``game`` registers for ``kind`` (see the module docstring), or None when the game
     does not provide that capability; a game that declares it but registers nothing is an error."""
     if kind not in ENGINE_KINDS:
@@ -75,16 +76,16 @@ def engine_for(game: "Game", kind: str) -> Any | None:
     return engines.load(name)
 
 
-def uct_engine(game: "Game") -> UCTFactory | None:
+def uct_engine(game: Game) -> UCTFactory | None:
     """``game``'s compiled UCT (``(state, seed, c) -> SearchEngine``), or None."""
     return engine_for(game, "uct")
 
 
-def puct_engine(game: "Game") -> PUCTFactory | None:
+def puct_engine(game: Game) -> PUCTFactory | None:
     """``game``'s compiled PUCT (``(state, network, settings, rng) -> PUCTEngine``), or None."""
     return engine_for(game, "puct")
 
 
-def grading_engine(game: "Game") -> GradingFactory | None:
+def grading_engine(game: Game) -> GradingFactory | None:
     """``game``'s grading (``(agent, game, seed=0, on_position=None) -> Grades``), or None."""
     return engine_for(game, "grading")

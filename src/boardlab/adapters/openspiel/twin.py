@@ -14,8 +14,9 @@ when these parameters have no twin (Kalah on another board). A game never import
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any
 
 from boardlab.core.errors import SpecError
 from boardlab.core.game import Game, State
