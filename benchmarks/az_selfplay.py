@@ -41,6 +41,7 @@ import torch
 
 from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
 from boardlab.agents.registry import make_agent
+from boardlab.core.engines import puct_engine
 from boardlab.core.registry import make
 from boardlab.nn.az_net import Evaluator, dense_network, new_network, relative_values, save_model, value_outputs
 
@@ -104,8 +105,7 @@ def bench(spec: str, arch: dict, games: int, simulations: int, seconds: float) -
                                                "network_evaluations": evaluator.positions - evaluated,
                                                "forward_passes": evaluator.calls - passes}
     dense = dense_network(net)
-    probe = game.new_initial_state()
-    if dense is not None and game.compiled_puct(probe, dense, 1.5, np.random.default_rng(0), None) is not None:
+    if dense is not None and puct_engine(game) is not None:
         self_play(game, evaluator.evaluate, [games], settings, targets, dense)  # compile (or load) the engine first
         start, cpu = time.perf_counter(), time.process_time()
         samples, _ = self_play(game, evaluator.evaluate, list(range(games)), settings, targets, dense)

@@ -18,9 +18,10 @@ LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4
 
 
 class TicTacToe(Game):
-    # boardlab's grid board draws observation()["board"] and makes each move's cell (action_info) clickable
+    # boardlab's grid board draws observation()["board"] and makes each move's cell (action_info) clickable;
+    # provides: what it offers beyond the protocol (the conformance suite holds it to that)
     game_type = GameType("tictactoe", "Tic-tac-toe", player_names=("X", "O"), player_colors=("#1f4fa3", "#d62728"),
-                         renderer="boardlab.web:static/grid.js")
+                         renderer="boardlab.web:static/grid.js", provides=frozenset({"observation_tensor", "symmetries"}))
 
     def num_distinct_actions(self) -> int:
         return 9  # the cells, 0 top left to 8 bottom right

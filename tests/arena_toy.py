@@ -10,6 +10,7 @@ to its worker processes.
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -20,8 +21,9 @@ from boardlab.core.params import Option
 
 
 class SumRace(Game):
+    # a return is a total's distance from the mean, which grows with the rounds: no bound for every game
     game_type = GameType("sumrace", "Sum race (test game)", min_players=2, max_players=5,
-                         utility="general_sum", provides_scores=True)
+                         utility="general_sum", provides_scores=True, min_utility=-math.inf, max_utility=math.inf)
     parameters = {
         "players": Option("players", int, 3, "number of players"),
         "rounds": Option("rounds", int, 3, "rounds"),

@@ -17,7 +17,7 @@ DICE = {0: [(1, 0.5), (2, 0.5)], 1: [(1, 0.5), (3, 0.5)]}
 
 
 class DiceRace(Game):
-    game_type = GameType("dicerace", "Dice race (test game)", chance="explicit")
+    game_type = GameType("dicerace", "Dice race (test game)", chance="explicit", provides=frozenset({"observation_tensor"}))
     parameters = {"target": Option("target", int, 6, "points that win")}
 
     def num_distinct_actions(self) -> int:

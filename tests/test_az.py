@@ -124,11 +124,12 @@ def test_chance_nodes_and_four_players_go_through_the_same_search():
     net = new_network(game, {"kind": "mlp", "hidden": 16, "layers": 1})
     assert net.values == 3  # not zero-sum for two: one value per seat
     from boardlab.agents.puct import PUCTSearch, run_simulations
+    from boardlab.core.search import PUCTSettings
 
     state = game.new_initial_state(4)
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
-    search = PUCTSearch(state, 1.5, np.random.default_rng(0))
+    search = PUCTSearch(state, PUCTSettings(c=1.5), np.random.default_rng(0))
     run_simulations([search], 60, Evaluator(net).evaluate)
     assert search.root_visits() == 60
     players = set(search.player)

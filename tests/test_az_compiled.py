@@ -11,9 +11,11 @@ import torch
 from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.agents.registry import make_agent
+from boardlab.core.engines import puct_engine
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
+from boardlab.core.search import PUCTSettings
 from boardlab.experiments.az_training import AZConfig, Trainer
 from boardlab.nn.az_net import Evaluator, dense_network, new_network, relative_values, save_model
 
@@ -52,9 +54,10 @@ def test_the_compiled_engine_grows_the_generic_search_tree(spec, layers, discoun
     proofs = 0
     for k, state in enumerate(_positions(game, 12, seed=len(spec))):
         for noise in (None, (1.0, 0.25)):
-            generic = PUCTSearch(state, 1.5, np.random.default_rng(k), noise, discount, fpu, solve)
+            settings = PUCTSettings(c=1.5, noise=noise, discount=discount, fpu=fpu, solve=solve)
+            generic = PUCTSearch(state, settings, np.random.default_rng(k))
             run_simulations([generic], 150, evaluator.evaluate)
-            compiled = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), noise, discount, fpu, solve)
+            compiled = puct_engine(game)(state, dense, settings, np.random.default_rng(k))
             assert compiled.run(150) == 150 and compiled.simulations == 150
             a, b = generic.snapshot(), compiled.snapshot()
             for column in ("parent", "actions", "visits", "wins", "player", "created"):
@@ -73,7 +76,7 @@ def test_the_compiled_engine_keeps_the_visit_contract_at_a_finished_game():
     """A winning move is terminal: every visit into it backs up a win, it has no children, and search finds it."""
     game = make("connect4")
     state = game.state_from_moves("1 2 1 2 1 2")  # X wins in column 1
-    compiled = game.compiled_puct(state, dense_network(_network(game)), 1.5, np.random.default_rng(0), None)
+    compiled = puct_engine(game)(state, dense_network(_network(game)), PUCTSettings(c=1.5), np.random.default_rng(0))
     compiled.run(300)
     tree = compiled.snapshot()
     win = [i for i in range(1, len(tree.parent)) if tree.parent[i] == 0 and tree.actions[i] == 0][0]
@@ -180,7 +183,7 @@ def test_average_value_targets_are_the_mean_of_the_result_and_the_root_value():
     for seed in (7, 8):
         state, rng = game.new_initial_state(seed), np.random.default_rng(derive_seed(seed, "az-selfplay"))
         while not state.is_terminal():
-            search = game.compiled_puct(state, dense_network(net), settings.c, rng, (settings.alpha, settings.noise_weight), 0.9)
+            search = puct_engine(game)(state, dense_network(net), settings.search(), rng)
             search.run(settings.simulations)
             roots.append(search.root_value())
             state.apply_action(search.choose(1.0 if state.move_number() < settings.temp_moves else 0.0))

@@ -13,9 +13,10 @@ from typer.testing import CliRunner
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.agents.registry import make_agent
 from boardlab.cli import app
+from boardlab.core.engines import puct_engine
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
-from boardlab.core.search import ChildStats, proven_choice, settled_result, solvable
+from boardlab.core.search import ChildStats, PUCTSettings, proven_choice, settled_result, solvable
 from boardlab.nn.az_net import Evaluator, dense_network, new_network
 
 
@@ -121,10 +122,10 @@ def test_every_proof_is_the_exact_result(engine):
             state = child
             moves.append(str(action + 1))
         if engine == "generic":
-            search = PUCTSearch(state, 1.5, np.random.default_rng(k), None, 0.9, "zero", True)
+            search = PUCTSearch(state, PUCTSettings(c=1.5, discount=0.9, solve=True), np.random.default_rng(k))
             run_simulations([search], 200, evaluator.evaluate)
         else:
-            search = game.compiled_puct(state, dense, 1.5, np.random.default_rng(k), None, 0.9, "zero", True)
+            search = puct_engine(game)(state, dense, PUCTSettings(c=1.5, discount=0.9, solve=True), np.random.default_rng(k))
             search.run(200)
         for action, (result, plies) in search.root_proofs().items():
             after = state.clone()
@@ -153,7 +154,7 @@ def test_proofs_are_exact_where_a_player_moves_again():
             state.apply_action(int(legal[rng.integers(len(legal))]))
         if state.is_terminal():
             continue
-        search = PUCTSearch(state, 1.5, np.random.default_rng(k), None, 1.0, "zero", True)
+        search = PUCTSearch(state, PUCTSettings(c=1.5, solve=True), np.random.default_rng(k))
         run_simulations([search], 100, evaluator.evaluate)
         me = state.current_player()
         for action, (result, _) in search.root_proofs().items():
@@ -180,7 +181,7 @@ def test_the_solver_refuses_games_with_chance_when_asked_for_and_is_off_there_by
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
     with pytest.raises(BoardlabError, match="cannot prove"):
-        PUCTSearch(state, 1.5, np.random.default_rng(0), solve=True)
+        PUCTSearch(state, PUCTSettings(c=1.5, solve=True), np.random.default_rng(0))
 
 
 def test_search_shows_what_the_solver_proved():

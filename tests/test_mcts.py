@@ -16,6 +16,7 @@ from boardlab.core.evaluation import Evaluator
 from boardlab.agents.mcts import MCTSAgent
 from boardlab.agents.registry import make_agent
 from boardlab.agents.search_tree import preorder_positions
+from boardlab.core.engines import uct_engine
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL, Game, GameType, State
 from boardlab.core.params import Option
@@ -305,7 +306,7 @@ def test_time_budget_is_respected(monkeypatch):
 def test_the_compiled_engine_stops_at_its_deadline_and_when_told():
     import threading
 
-    engine = make("connect4").compiled_search(c4_state("44"), seed=1, c=1.4)
+    engine = uct_engine(make("connect4"))(c4_state("44"), 1, 1.4)
     # a deadline already past: the first chunk of iterations, then stop (one always runs)
     done = engine.run(None, time.perf_counter() - 1.0)
     assert 1 <= done <= 64
@@ -612,6 +613,6 @@ def test_search_cli_json_and_save(tmp_path):
 
 
 def test_the_compiled_engine_keeps_near_its_node_cap():
-    engine = make("connect4").compiled_search(c4_state(""), seed=2, c=1.4)
+    engine = uct_engine(make("connect4"))(c4_state(""), 2, 1.4)
     engine.run(None, time.perf_counter() + 30.0, None, max_nodes=5000)  # a far deadline: the cap ends it
     assert 5000 <= int(engine.used[0]) < 5000 + 7 * 70  # at most one chunk's worth of expansions past it

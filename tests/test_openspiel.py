@@ -75,6 +75,10 @@ def test_declared_facts_come_from_openspiel():
     # chance outcomes and actions share one range: the larger of the two counts
     assert kuhn.num_distinct_actions() == max(kuhn.pyspiel_game.num_distinct_actions(), kuhn.pyspiel_game.max_chance_outcomes())
     assert kuhn.observation_tensor_shape() == tuple(kuhn.pyspiel_game.observation_tensor_shape())
+    # what each game provides and its utility range are OpenSpiel's too
+    assert kuhn.provides == {"observation_tensor", "information_state_string", "compiled_playouts"}
+    assert (kuhn.game_type.min_utility, kuhn.game_type.max_utility) == (kuhn.pyspiel_game.min_utility(), kuhn.pyspiel_game.max_utility())
+    assert hex5.provides == {"observation_tensor", "compiled_playouts"} and hex5.game_type.max_utility == 1.0
 
 
 def test_states_follow_openspiel_and_refuse_illegal_moves_without_damage():

@@ -1,7 +1,7 @@
 """boardlab's Connect Four, Kalah and chess against OpenSpiel's, move for move on random games.
 
-Each game is played at random on boardlab and, through the game's declared
-OpenSpiel twin (``Game.openspiel_twin``: the action translations the
+Each game is played at random on boardlab and, through the game's registered
+OpenSpiel twin (``boardlab.openspiel_twins``: the action translations the
 ``openspiel-*`` agents use), on OpenSpiel at the same time. At every ply both
 must offer the same legal moves and agree on whether the game is over; at the
 end they must give the same returns. 1,000 games per game, fast: legal-move
@@ -26,13 +26,14 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
+from boardlab.adapters.openspiel.twin import twin_of as registered_twin  # noqa: E402
 from boardlab.core.registry import make  # noqa: E402
 
 GAMES = 1000
 
 
 def twin_of(game):
-    twin = game.openspiel_twin()
+    twin = registered_twin(game)
     assert twin is not None, f"{game.spec()} declares no OpenSpiel twin"
     return twin, pyspiel.load_game(twin.game)
 
@@ -95,8 +96,8 @@ def test_kalah_agrees_with_openspiel():
         lengths.append(plies)
     assert len(ends) == 3 and max(lengths) > 60
     # the boards a twin cannot play are refused, not mistranslated
-    assert make("mancala:empty_capture=true").openspiel_twin() is None
-    assert make("mancala:pits=5").openspiel_twin() is None
+    assert registered_twin(make("mancala:empty_capture=true")) is None
+    assert registered_twin(make("mancala:pits=5")) is None
 
 
 #: starting positions besides the standard one: endings where random play mates, stalemates or runs out

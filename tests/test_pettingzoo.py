@@ -32,7 +32,7 @@ def makeable(name: str) -> str:
         game = make(name)
     except MissingDependencyError as exc:  # a plug-in whose optional dependency is not installed
         pytest.skip(str(exc))
-    if game.observation_tensor_shape() is None:
+    if "observation_tensor" not in game.provides:
         # every game boardlab ships offers a tensor; a game registered by another package may not
         # (said plainly in the test report, not hidden)
         assert not game_target(name).startswith("boardlab."), f"built-in game {name} offers no observation tensor"
@@ -153,7 +153,7 @@ def test_illegal_actions_raise_or_end_the_game_as_asked():
 def test_a_game_without_an_observation_tensor_is_refused_clearly(monkeypatch):
     from boardlab.games.connect4 import ConnectFour
 
-    monkeypatch.setattr(ConnectFour, "observation_tensor_shape", lambda self: None)
+    monkeypatch.setattr(ConnectFour, "provides", property(lambda self: frozenset()))
     with pytest.raises(BoardlabError, match="connect4 offers no observation tensor, which a PettingZoo environment needs"):
         env("connect4")
 

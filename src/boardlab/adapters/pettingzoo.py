@@ -86,12 +86,13 @@ class BoardlabAECEnv(AECEnv):
     def __init__(self, game: str | Game, render_mode: str | None = None, illegal_reward: float | None = None) -> None:
         super().__init__()
         self.game: Game = make(game) if isinstance(game, str) else game
-        shape = self.game.observation_tensor_shape()
-        if shape is None:
+        if "observation_tensor" not in self.game.provides:
             raise BoardlabError(
                 f"game {self.game.spec()} offers no observation tensor, which a PettingZoo environment needs: "
-                "give the game observation_tensor_shape() and State.observation_tensor() (docs/adding-a-game.md)"
+                "give the game observation_tensor_shape() and State.observation_tensor() and declare "
+                "provides={'observation_tensor'} in its GameType (docs/adding-a-game.md)"
             )
+        shape = self.game.observation_tensor_shape()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise BoardlabError(f"render_mode {render_mode!r} is not one of {', '.join(RENDER_MODES)}")
         self.render_mode = render_mode

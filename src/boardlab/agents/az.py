@@ -23,10 +23,11 @@ import numpy as np
 from boardlab.agents.base import Agent
 from boardlab.agents.puct import PUCTSearch, run_simulations
 from boardlab.agents.search_tree import SearchTreeHandle
+from boardlab.core.engines import puct_engine
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import Game, State
 from boardlab.core.params import Option, non_negative, one_of, positive
-from boardlab.core.search import FIRST_PLAY_VALUES, DenseNetwork, solvable
+from boardlab.core.search import FIRST_PLAY_VALUES, DenseNetwork, PUCTEngine, PUCTSettings, solvable
 
 if TYPE_CHECKING:  # az_net imports torch, which is loaded with the first model
     from boardlab.nn.az_net import Evaluator
@@ -101,7 +102,7 @@ class AZAgent(Agent):
     def plays(cls, game: Game) -> str | None:
         if game.has_hidden_information:
             return f"agent 'az' plays games of perfect information only, not {game.name} (its search would see hidden cards)"
-        if game.observation_tensor_shape() is None:
+        if "observation_tensor" not in game.provides:
             return f"agent 'az' needs an observation tensor, which {game.name} does not offer"
         return None
 
@@ -150,10 +151,10 @@ class AZAgent(Agent):
     def _warm_up(self, game: Game) -> None:
         """Load the compiled engine's code now, not in the first move's time (its own generator: the
         agent's draws stay as they were)."""
-        if self.config["engine"] != "generic" and self._dense is not None:
-            compiled = game.compiled_puct(game.new_initial_state(), self._dense, 1.0, np.random.default_rng(0), None)
-            if compiled is not None:
-                compiled.run(1)
+        factory = puct_engine(game) if self.config["engine"] != "generic" and self._dense is not None else None
+        if factory is not None:
+            assert self._dense is not None  # checked above
+            factory(game.new_initial_state(), self._dense, PUCTSettings(c=1.0), np.random.default_rng(0)).run(1)
 
     def step(self, state: State) -> int:
         start = time.perf_counter()
@@ -214,18 +215,18 @@ class AZAgent(Agent):
             return self.config["discount"]
         return float((self._payload or {}).get("meta", {}).get("discount", 1.0))
 
-    def _new_search(self, state: State, noise: tuple[float, float] | None, discount: float):
+    def _new_search(self, state: State, noise: tuple[float, float] | None, discount: float) -> PUCTSearch | PUCTEngine:
         engine = self.config["engine"]
-        if engine != "generic" and self._dense is not None:
-            compiled = state.game.compiled_puct(state, self._dense, self.config["c"], self.rng, noise, discount,
-                                                self.config["fpu"], self._solve)
-            if compiled is not None:
-                return compiled
+        settings = PUCTSettings(c=self.config["c"], noise=noise, discount=discount, fpu=self.config["fpu"], solve=self._solve)
+        factory = puct_engine(state.game) if engine != "generic" and self._dense is not None else None
+        if factory is not None:
+            assert self._dense is not None  # checked above
+            return factory(state, self._dense, settings, self.rng)
         if engine == "compiled":
             why = (f"{state.game.name} offers no compiled PUCT engine" if self._dense is not None
                    else "its network is not an MLP of one value on the CPU")
             raise SpecError(f"agent 'az': engine=compiled is not possible here: {why}")
-        return PUCTSearch(state, self.config["c"], self.rng, noise, discount, self.config["fpu"], self._solve)
+        return PUCTSearch(state, settings, self.rng)
 
     @property
     def trees(self):

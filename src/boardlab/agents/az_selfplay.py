@@ -22,8 +22,9 @@ from typing import Any, Callable
 import numpy as np
 
 from boardlab.agents.puct import PUCTSearch, run_simulations
+from boardlab.core.engines import puct_engine
 from boardlab.core.rng import derive_seed, sample_chance
-from boardlab.core.search import DenseNetwork
+from boardlab.core.search import DenseNetwork, PUCTEngine, PUCTSettings
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,11 @@ class SelfPlaySettings:
     #: prove results in the searches (MCTS-Solver, boardlab.core.search); past the drawn moves
     #: their choice then plays the quickest proven win, as the az agent does
     solver: bool = False
+
+    def search(self) -> PUCTSettings:
+        """How each move's search runs."""
+        noise = (self.alpha, self.noise_weight) if self.noise_weight > 0 else None
+        return PUCTSettings(c=self.c, noise=noise, discount=self.discount, fpu=self.fpu, solve=self.solver)
 
 
 @dataclass
@@ -78,7 +84,7 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     actions = game.num_distinct_actions()
     #: per game, per move: observation, legal mask, visit shares, mover, ply and the root's search value
     records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, int, float]]] = [[] for _ in seeds]
-    noise = (settings.alpha, settings.noise_weight) if settings.noise_weight > 0 else None
+    search_settings = settings.search()
 
     def settle(i: int) -> None:
         while states[i].is_chance_node():
@@ -87,19 +93,18 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     for i in range(len(states)):
         settle(i)
     active = [i for i, s in enumerate(states) if not s.is_terminal()]
-    compiled = network is not None and settings.engine != "generic" and bool(active) \
-        and game.compiled_puct(states[active[0]], network, settings.c, np.random.default_rng(0), noise, settings.discount,
-                               settings.fpu, settings.solver) is not None
+    factory = puct_engine(game) if network is not None and settings.engine != "generic" else None
     while active:
-        if compiled:
-            searches = [game.compiled_puct(states[i], network, settings.c, rngs[i], noise, settings.discount, settings.fpu,
-                                           settings.solver) for i in active]
-            for search in searches:
-                search.run(settings.simulations)
+        searches: list[PUCTSearch | PUCTEngine] = []
+        if factory is not None and network is not None:
+            engines = [factory(states[i], network, search_settings, rngs[i]) for i in active]
+            for engine in engines:
+                engine.run(settings.simulations)
+            searches.extend(engines)
         else:
-            searches = [PUCTSearch(states[i], settings.c, rngs[i], noise, settings.discount, settings.fpu, settings.solver)
-                        for i in active]
-            run_simulations(searches, settings.simulations, evaluate)
+            lockstep = [PUCTSearch(states[i], search_settings, rngs[i]) for i in active]
+            run_simulations(lockstep, settings.simulations, evaluate)
+            searches.extend(lockstep)
         for i, search in zip(active, searches):
             state = states[i]
             mover = state.current_player()

@@ -37,10 +37,11 @@ state drawn by ``state.resample(player, rng)`` (a tree over action sequences;
 at each node only the actions legal in that iteration's state compete).
 Leaves are judged by the game's default evaluator (``game.default_evaluator()``,
 chess's material count) unless ``eval=`` names another or ``eval=none``;
-without an evaluator, playouts use the game's compiled kernel when it offers
-one (``game.playout_kernel()``), else uniformly random Python moves. When the
-game offers a whole compiled search (``game.compiled_search``, Connect Four's)
-and no evaluator is used, that engine runs instead of the generic one.
+without an evaluator, playouts use the game's compiled kernel when it provides
+``compiled_playouts`` (``game.playout_kernel()``), else uniformly random Python
+moves. When the game provides a whole compiled search (``compiled_uct``, found
+by :func:`boardlab.core.engines.uct_engine`: Connect Four's) and no evaluator is
+used, that engine runs instead of the generic one.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ import numpy as np
 from boardlab.agents.base import Agent
 from boardlab.agents.evaluators import check_evaluator_name, evaluator_for
 from boardlab.agents.search_tree import SearchTreeHandle
+from boardlab.core.engines import uct_engine
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL, State
 from boardlab.core.params import Option, non_negative, one_of, positive
@@ -97,7 +99,7 @@ class GenericSearch:
         self.evaluator = evaluator
         self.eval_plies = eval_plies
         self.hidden = hidden
-        self.kernel = self.game.playout_kernel() if evaluator is None else None
+        self.kernel = self.game.playout_kernel() if evaluator is None and "compiled_playouts" in self.game.provides else None
         self.krng = kernel_rng(seed)
         terminal = state.is_terminal()
         # one entry per node in each column
@@ -442,13 +444,12 @@ class MCTSAgent(Agent):
         state = game.new_initial_state(0)
         if state.is_terminal() or state.is_chance_node():
             return
-        compiled = game.compiled_search(state, 0, 1.0) if self.config["engine"] != "generic" else None
-        if compiled is not None:
-            compiled.run(1, None)
+        factory = uct_engine(game) if self.config["engine"] != "generic" else None
+        if factory is not None:
+            factory(state, 0, 1.0).run(1, None)
             return
-        kernel = game.playout_kernel()
-        if kernel is not None:
-            kernel.playout_returns(state, kernel_rng(0))
+        if "compiled_playouts" in game.provides:
+            game.playout_kernel().playout_returns(state, kernel_rng(0))
 
     # --- choosing a move ---------------------------------------------------------
     def step(self, state: State) -> int:
@@ -523,10 +524,9 @@ class MCTSAgent(Agent):
         game = state.game
         engine = self.config["engine"]
         seed = int(self.rng.integers(1 << 62))
-        if self._evaluator is None and engine != "generic":
-            compiled = game.compiled_search(state, seed, self.config["c"])
-            if compiled is not None:
-                return compiled
+        factory = uct_engine(game) if self._evaluator is None and engine != "generic" else None
+        if factory is not None:
+            return factory(state, seed, self.config["c"])
         if engine == "compiled":
             why = "uses a leaf evaluator (add eval=none)" if self._evaluator is not None else "offers no compiled search"
             raise SpecError(f"agent 'mcts': engine=compiled is not possible here: {game.name} {why}")

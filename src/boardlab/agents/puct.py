@@ -54,29 +54,29 @@ import numpy as np
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import CHANCE, TERMINAL, State
 from boardlab.core.search import (
-    ChildStats, SearchSnapshot, check_first_play_value, choose_by_visits, settled_result, solvable, visit_policy,
+    ChildStats, PUCTSettings, SearchSnapshot, choose_by_visits, settled_result, solvable, visit_policy,
 )
 
 
 class PUCTSearch:
-    """One search tree rooted at ``state`` (a decision node), in parallel lists with one entry per node."""
+    """One search tree rooted at ``state`` (a decision node), in parallel lists with one entry per node;
+    ``settings`` say how it searches, ``rng`` draws the root noise, chance outcomes and the move."""
 
     engine = "puct"
 
-    def __init__(self, state: State, c: float, rng: np.random.Generator, noise: tuple[float, float] | None = None,
-                 discount: float = 1.0, fpu: str = "zero", solve: bool = False) -> None:
+    def __init__(self, state: State, settings: PUCTSettings, rng: np.random.Generator) -> None:
         if state.is_terminal() or state.is_chance_node():
             raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
-        if solve and solvable(state.game):
+        if settings.solve and solvable(state.game):
             raise BoardlabError(f"puct: cannot prove results: {solvable(state.game)}")
-        self.solve = bool(solve)
+        self.solve = bool(settings.solve)
         self.root = state.clone()
         self.root_history = list(state.history)
-        self.c = float(c)
+        self.c = float(settings.c)
         self.rng = rng
-        self.noise = noise  # (dirichlet alpha, weight) mixed into the root's priors, or None
-        self.discount = float(discount)  # a value found k plies below a node counts discount**k there
-        self.fpu = check_first_play_value(fpu)
+        self.noise = settings.noise  # (dirichlet alpha, weight) mixed into the root's priors, or None
+        self.discount = float(settings.discount)  # a value found k plies below a node counts discount**k there
+        self.fpu = settings.fpu
         self.players = state.num_players()
         self.parent = [-1]
         self.action = [-1]

@@ -14,7 +14,7 @@ The checks, one module each:
 * :mod:`~boardlab.conformance.rules`: the declaration, then random legal play
   under hypothesis (legal actions, chance outcomes, returns and scores, clone
   independence, JSON and notation round trips, legal-action masks, illegal
-  actions refused without damage);
+  actions refused without damage, final returns within the declared utility range);
 * :mod:`~boardlab.conformance.views`: what each seat sees never changes when
   the hidden part is redrawn, and a redraw depends only on what the seat saw;
   a redraw of what nobody has seen (an undo in the web app) keeps every view;
@@ -23,6 +23,9 @@ The checks, one module each:
 * :mod:`~boardlab.conformance.symmetries`: each symmetry the game declares
   (``Game.symmetries``) holds along random games replayed with the mapped
   actions;
+* :mod:`~boardlab.conformance.capabilities`: each capability the game provides
+  (``GameType.provides``) works, its compiled engines found in the registry
+  search a position, and what it does not provide it does not offer;
 * :mod:`~boardlab.conformance.end_to_end`: MCTS, a duel or tournament, the web
   API and a search tree saved and reopened;
 * :mod:`~boardlab.conformance.fair_play`: in a game with hidden information or
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from boardlab.conformance.capabilities import check_capabilities
 from boardlab.conformance.end_to_end import check_arena, check_search_and_trees, check_web
 from boardlab.conformance.failures import ConformanceError
 from boardlab.conformance.fair_play import check_fair_play
@@ -44,7 +48,7 @@ from boardlab.conformance.views import check_observation_tensor, check_redraws, 
 from boardlab.core.registry import make
 
 __all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views", "check_redraws", "check_observation_tensor", "check_fair_play",
-           "check_symmetries", "check_search_and_trees", "check_arena", "check_web"]
+           "check_symmetries", "check_capabilities", "check_search_and_trees", "check_arena", "check_web"]
 
 
 def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None, web: bool = True) -> None:
@@ -58,6 +62,7 @@ def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None,
     check_redraws(game, max(2, examples // 6))
     check_observation_tensor(game)
     check_symmetries(game)
+    check_capabilities(game)
     with tempfile.TemporaryDirectory() as own:
         folder = Path(scratch) if scratch is not None else Path(own)
         check_search_and_trees(game, folder)

@@ -29,11 +29,14 @@ def check_declaration(game: Game) -> None:
         expect(not values or len(values) >= declared.max_players, game, "declaration",
                f"{field} names {len(values)} seats; the game seats up to {declared.max_players}")
     expect(game.spec() and "]" not in game.spec(), game, "declaration", f"spec {game.spec()!r} cannot name the game in a tree file")
-    shape = game.observation_tensor_shape()
-    expect(shape is None or (len(shape) > 0 and all(isinstance(n, int) and n > 0 for n in shape)), game, "declaration",
-           f"observation_tensor_shape() {shape!r} must be None or a tuple of positive integers")
-    low, high = game.observation_tensor_bounds()
-    expect(low < high, game, "declaration", f"observation_tensor_bounds() {low, high} is not a range")
+    expect(not game.has_hidden_information or "information_state_string" in game.provides, game, "declaration",
+           "a game with hidden information must provide information_state_string (the protocol's own shows everything)")
+    if "observation_tensor" in game.provides:
+        shape = game.observation_tensor_shape()
+        expect(isinstance(shape, tuple) and len(shape) > 0 and all(isinstance(n, int) and n > 0 for n in shape), game,
+               "declaration", f"observation_tensor_shape() {shape!r} must be a tuple of positive integers")
+        low, high = game.observation_tensor_bounds()
+        expect(low < high, game, "declaration", f"observation_tensor_bounds() {low, high} is not a range")
     default = game.default_evaluator()
     if default is not None:
         from boardlab.agents.evaluators import evaluator_for
@@ -127,8 +130,12 @@ def check_returns(state: State) -> None:
     expect(len(returns) == n and all(math.isfinite(r) for r in returns), state, "returns", f"{returns} for {n} players")
     if not state.is_terminal():
         expect(all(r == 0 for r in returns), state, "returns", "returns must be zero until the game is over")
-    elif game.game_type.utility == "zero_sum":
-        expect(math.isclose(sum(returns), 0.0, abs_tol=1e-9), state, "returns", f"declared zero-sum, but {returns}")
+    else:
+        low, high = game.game_type.min_utility, game.game_type.max_utility
+        expect(all(low <= r <= high for r in returns), state, "returns",
+               f"{returns} leave the declared utility range [{low}, {high}]")
+        if game.game_type.utility == "zero_sum":
+            expect(math.isclose(sum(returns), 0.0, abs_tol=1e-9), state, "returns", f"declared zero-sum, but {returns}")
     if game.game_type.provides_scores:
         scores = list(state.scores())
         expect(len(scores) == n and all(math.isfinite(float(s)) for s in scores), state, "scores", f"{scores}")

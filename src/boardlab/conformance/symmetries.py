@@ -11,18 +11,19 @@ from boardlab.core.game import Game, State, Symmetry
 
 
 def check_symmetries(game: Game, games: int = 4) -> None:
-    """For every declared symmetry: both index arrays have the game's lengths, and
-    ``games`` random games replayed with the mapped actions (chance outcomes unchanged) reach, at
-    every step, the transformed state: the same player to move, every seat's observation tensor
-    and the legal mask permuted, the same terminal status and returns."""
+    """For a game that provides symmetries, at least one, and for each: both index arrays have the game's
+    lengths, and ``games`` random games replayed with the mapped actions (chance outcomes unchanged)
+    reach, at every step, the transformed state: the same player to move, every seat's observation
+    tensor and the legal mask permuted, the same terminal status and returns."""
+    if "symmetries" not in game.provides:
+        return  # and offers none: checked with the other capabilities
     try:
         symmetries = game.symmetries()
     except BoardlabError as exc:
         raise ConformanceError(f"{game.spec()}: symmetries: symmetries() fails: {exc}") from None
-    if not symmetries:
-        return
+    expect(bool(symmetries), game, "symmetries", "provides symmetries, but symmetries() gives none")
+    # GameType refuses symmetries without an observation tensor
     shape = game.observation_tensor_shape()
-    expect(shape is not None, game, "symmetries", "a symmetry permutes the observation tensor; the game offers none")
     size, actions = int(np.prod(shape)), game.num_distinct_actions()
     for number, symmetry in enumerate(symmetries):
         name = f"symmetry {number}"

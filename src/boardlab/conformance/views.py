@@ -100,14 +100,13 @@ def check_redraws(game: Game, games: int = 4, per_game: int = 6) -> None:
 
 
 def check_observation_tensor(game: Game, games: int = 4, per_game: int = 8) -> None:
-    """When the game offers an observation tensor: at states along random games (chance nodes and
+    """When the game provides an observation tensor: at states along random games (chance nodes and
     the end included), every seat's tensor has the declared shape, is float32, finite and within
     the declared bounds, and stays the same when that seat's hidden part is redrawn; and the
     tensors do change along a game (a constant tensor tells a network nothing)."""
-    shape = game.observation_tensor_shape()
-    if shape is None:
+    if "observation_tensor" not in game.provides:
         return
-    shape = tuple(shape)
+    shape = tuple(game.observation_tensor_shape())
     low, high = game.observation_tensor_bounds()
     seen: set[bytes] = set()
     for seed in range(games):

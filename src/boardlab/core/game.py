@@ -7,10 +7,13 @@ integers in ``range(game.num_distinct_actions())``. Player ids are ``0..n-1``;
 :data:`TERMINAL` when the game is over.
 
 A game declares what it is in a :class:`GameType` (players, chance, hidden
-information, utility, scores, how seats are named and coloured, its board
-view for the browser), as OpenSpiel's ``GameType`` does. Generic code (search,
-arena, web, command line) reads these facts and calls the hooks below, whose
-defaults fit a simple game; it never asks for a game by name.
+information, utility and its range, scores, how seats are named and coloured,
+its board view for the browser) and what it provides beyond the protocol
+(``provides``: an observation tensor, compiled playouts or search engines...,
+see :data:`CAPABILITIES`), as OpenSpiel's ``GameType`` does. Generic code
+(search, arena, web, command line) reads these facts and calls the hooks
+below, whose defaults fit a simple game; it never asks for a game by name, and
+it asks the declaration, not a hook, whether something is offered.
 
 Every state keeps its ``history`` (all actions from its start, chance outcomes
 included). A state starts either from ``game.new_initial_state(seed)`` or from
@@ -21,7 +24,7 @@ history; that is what game records store.
 Per-player views: :meth:`State.observation` is what one seat may see, JSON
 ready; :meth:`State.information_state_string` the same as one string;
 :meth:`State.observation_tensor` the same as numbers, for networks (when the
-game offers one: :meth:`Game.observation_tensor_shape`);
+game provides ``observation_tensor``: :meth:`Game.observation_tensor_shape`);
 :meth:`State.resample` deals a full state consistent with what a seat has
 seen, for determinised search. In a game of perfect information all but the
 tensor are the full state.
@@ -32,7 +35,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -49,6 +52,22 @@ TERMINAL = -4
 CHANCE_MODES = ("deterministic", "explicit", "sampled")
 INFORMATION = ("perfect", "imperfect")
 UTILITIES = ("zero_sum", "constant_sum", "general_sum", "identical")
+
+#: what a game may provide beyond the protocol, declared in ``GameType.provides``; the conformance
+#: suite checks each declared one against its behaviour, and that an undeclared one is not offered
+CAPABILITIES = {
+    "observation_tensor": "Game.observation_tensor_shape() and State.observation_tensor(player): what a seat sees, "
+                          "as numbers for networks",
+    "information_state_string": "State.information_state_string(player) of the game's own (required with hidden "
+                                "information; otherwise the history)",
+    "compiled_playouts": "Game.playout_kernel(): compiled random playouts for search",
+    "compiled_uct": "a whole compiled UCT search, the boardlab.engines entry GAME.uct",
+    "compiled_puct": "a whole compiled PUCT search guided by a DenseNetwork, the boardlab.engines entry GAME.puct",
+    "grading_solver": "a set of solved positions that grades an agent's moves, the boardlab.engines entry GAME.grading",
+    "symmetries": "Game.symmetries(): exact symmetries of the game, for training augmentation",
+}
+#: capabilities that only make sense with another one
+REQUIRES = {"symmetries": "observation_tensor", "compiled_puct": "observation_tensor"}
 
 
 @dataclass(frozen=True)
@@ -70,7 +89,13 @@ class GameType:
       with a variable number of players names as many seats as it allows;
     * ``renderer``: ``"package:path/in/package.js"``, an ES module that draws
       the board in the browser (see docs/adding-a-game.md); None shows the
-      state's text and one button per legal move.
+      state's text and one button per legal move;
+    * ``provides``: the :data:`CAPABILITIES` the game offers (a game whose
+      parameters leave one out narrows :attr:`Game.provides`); a game with
+      hidden information must provide ``information_state_string`` (the
+      conformance suite says so);
+    * ``min_utility`` and ``max_utility``: the range every final return lies in
+      (boardlab's games: -1 for a loss, 1 for a win; 0 to 1 for a shared win).
     """
 
     short_name: str
@@ -84,9 +109,21 @@ class GameType:
     player_names: tuple[str, ...] = ()
     player_colors: tuple[str, ...] = ()
     renderer: str | None = None
+    provides: frozenset[str] = frozenset()
+    min_utility: float = -1.0
+    max_utility: float = 1.0
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "provides", frozenset(self.provides))  # any collection of names
         problems = []
+        unknown = sorted(self.provides - CAPABILITIES.keys())
+        if unknown:
+            problems.append(f"provides {', '.join(map(repr, unknown))}: not a capability ({', '.join(CAPABILITIES)})")
+        for capability, needed in REQUIRES.items():
+            if capability in self.provides and needed not in self.provides:
+                problems.append(f"provides {capability} without {needed}")
+        if not self.min_utility <= self.max_utility:
+            problems.append(f"utility range {self.min_utility}..{self.max_utility} is not a range")
         if not self.short_name or any(c in self.short_name for c in ":,=[] "):
             problems.append(f"short_name {self.short_name!r} must be a plain word")
         if not 1 <= self.min_players <= self.max_players:
@@ -172,6 +209,12 @@ class Game:
     def player_name(self, player: int) -> str:
         return self.game_type.player_name(player)
 
+    @property
+    def provides(self) -> frozenset[str]:
+        """The capabilities this game offers: its type's, unless its parameters leave one out (then it
+        overrides this with a subset: Connect Four's grading set is of the standard board only)."""
+        return self.game_type.provides
+
     def has_default_parameters(self) -> bool:
         """Whether every parameter has its declared default (the game ``make(name)`` gives)."""
         return self.params == resolve_options(f"game {self.name!r}", self.parameters, {})
@@ -191,27 +234,11 @@ class Game:
         return hash((self.name, tuple(sorted(self.params.items()))))
 
     # --- hooks generic code calls (defaults fit a game without them) -------------
-    def playout_kernel(self) -> Any | None:
-        """A compiled random-playout kernel (``kernel.playout_returns(state, rng)`` with
-        ``rng = core.rng.kernel_rng(seed)``), or None: search then plays random moves in Python."""
-        return None
-
-    def compiled_search(self, state: "State", seed: int, c: float) -> Any | None:
-        """A compiled UCT engine for ``state`` (a :class:`boardlab.core.search.SearchEngine`
-        with random playouts and exploration constant ``c``), or None."""
-        return None
-
-    def compiled_puct(self, state: "State", network: Any, c: float, rng: np.random.Generator,
-                      noise: tuple[float, float] | None, discount: float = 1.0, fpu: str = "zero",
-                      solve: bool = False) -> Any | None:
-        """A compiled PUCT engine for ``state`` guided by ``network`` (a
-        :class:`boardlab.core.search.DenseNetwork`), or None: the ``az`` agent and
-        self-play then run the generic search. It must search exactly as
-        :class:`boardlab.agents.puct.PUCTSearch` does (same selection, backup, visit
-        contract, ``discount`` per ply, first-play value ``fpu``, proofs when ``solve`` and draws from ``rng``: the root
-        noise, then the move) and offer its ``run``, ``simulations``, ``root_children``, ``root_priors``, ``root_value``,
-        ``root_proofs``, ``immediate_wins``, ``policy``, ``choose`` and ``snapshot``."""
-        return None
+    def playout_kernel(self) -> Any:
+        """The compiled random-playout kernel of a game that provides ``compiled_playouts``
+        (``kernel.playout_returns(state, rng)`` with ``rng = core.rng.kernel_rng(seed)``); search plays
+        random moves in Python in the others."""
+        raise BoardlabError(f"game {self.spec()} has no compiled playouts (it does not provide compiled_playouts)")
 
     def default_evaluator(self) -> str | None:
         """The name of the leaf evaluator search uses by default (``mcts:eval=none``
@@ -223,9 +250,9 @@ class Game:
         player), or None: MCTS with the game's defaults."""
         return None
 
-    def observation_tensor_shape(self) -> tuple[int, ...] | None:
-        """The shape of :meth:`State.observation_tensor`, or None: the game offers no tensor
-        (the default; there is no generic one, since only the game knows what a seat may
+    def observation_tensor_shape(self) -> tuple[int, ...]:
+        """The shape of :meth:`State.observation_tensor`, in a game that provides
+        ``observation_tensor`` (there is no generic one, since only the game knows what a seat may
         see and how a board is laid out). PettingZoo environments and networks need one.
 
         The convention of boardlab's games: a board is channel-first planes
@@ -236,11 +263,12 @@ class Game:
         vector. Values lie within :meth:`observation_tensor_bounds`. Each game's
         docstring says its layout.
         """
-        return None
+        raise BoardlabError(f"game {self.spec()} offers no observation tensor (it does not provide observation_tensor)")
 
     def symmetries(self) -> list[Symmetry]:
         """The game's symmetries other than the identity, for training augmentation (see
-        :class:`Symmetry` for what each must satisfy); by default none, only the identity.
+        :class:`Symmetry` for what each must satisfy), in a game that provides ``symmetries``; by
+        default none, only the identity.
 
         Declare one only when it is exact for every parameter value: the conformance suite
         plays random games both ways and fails the game on the first difference.
@@ -250,11 +278,6 @@ class Game:
     def observation_tensor_bounds(self) -> tuple[float, float]:
         """The lowest and highest value an observation tensor may hold (boardlab's games: 0 and 1)."""
         return (0.0, 1.0)
-
-    def openspiel_twin(self) -> "OpenSpielTwin | None":
-        """The same game in OpenSpiel, when its rules agree move for move (see :class:`OpenSpielTwin`),
-        so that OpenSpiel's bots can play it natively and tests can cross-check the rules; None by default."""
-        return None
 
     # --- states ----------------------------------------------------------------
     def new_initial_state(self, seed: int | None = None) -> "State":
@@ -485,12 +508,10 @@ class State:
 
     def observation_tensor(self, player: int) -> np.ndarray:
         """What ``player`` may see, as a float32 array of shape ``game.observation_tensor_shape()``
-        (see there for the conventions). Like :meth:`observation`, it shows nothing hidden
-        from that seat: it stays the same under ``self.resample(player, rng)``. Defined at
-        every state, chance nodes and finished games included."""
-        raise BoardlabError(
-            f"game {self.game.spec()} offers no observation tensor (its Game.observation_tensor_shape() is None)"
-        )
+        (see there for the conventions), in a game that provides ``observation_tensor``. Like
+        :meth:`observation`, it shows nothing hidden from that seat: it stays the same under
+        ``self.resample(player, rng)``. Defined at every state, chance nodes and finished games included."""
+        raise BoardlabError(f"game {self.game.spec()} offers no observation tensor (it does not provide observation_tensor)")
 
     def end_reason(self) -> str | None:
         """How a finished game ended, as one word the arena counts (None while it goes on).
@@ -573,7 +594,8 @@ class State:
 
     def information_state_string(self, player: int | None = None) -> str:
         """What ``player`` knows, as one string: equal for two states exactly when
-        ``player`` cannot tell them apart. The full state in games of perfect information."""
+        ``player`` cannot tell them apart. The full state (the history) in games of perfect
+        information; a game that writes its own provides ``information_state_string``."""
         if self.game.has_hidden_information:
             raise NotImplementedError(f"{type(self).__name__} must define information_state_string()")
         return f"{self.start_position() or ''}|{','.join(map(str, self.history))}"
@@ -632,33 +654,3 @@ class State:
             return IllegalActionError(f"the game is over; action {action} cannot be played")
         legal = ", ".join(self.action_to_string(a) for a in self.legal_actions())
         return IllegalActionError(f"action {action} is not legal here (legal: {legal})")
-
-
-@dataclass(frozen=True)
-class OpenSpielTwin:
-    """How a boardlab game maps onto an OpenSpiel game with the same rules (``Game.openspiel_twin``).
-
-    The adapter in :mod:`boardlab.adapters.openspiel` loads ``pyspiel.load_game(game)``,
-    starts it from ``new_initial_state(start(initial))`` (or ``new_initial_state()``
-    when that is None) and replays a boardlab history there, translating each
-    action; so OpenSpiel's own bots can play the boardlab game at native speed,
-    and the tests can compare both rule sets move for move. The callables take
-    the boardlab state (before the move), the action, and the OpenSpiel state in
-    the same position; a game's module holds them, the adapter names no game.
-
-    ``seats[p]`` is OpenSpiel's number of boardlab's seat ``p`` (chess: OpenSpiel
-    numbers Black 0 and White 1); ``start(initial)`` raises BoardlabError for a
-    start OpenSpiel cannot take (a set-up board). ``differences`` says, for
-    people, where the rule sets part (chess: the draw rules), and
-    ``diverged(state, twin_state)`` whether two states in the same position have
-    reached such a point (the twin's game ended where boardlab's goes on, or the
-    other way round): the adapter then stops using the twin for that game.
-    """
-
-    game: str
-    to_openspiel: Callable[[State, int, Any], int]
-    from_openspiel: Callable[[State, int, Any], int]
-    start: Callable[[State], str | None] = lambda initial: None
-    seats: tuple[int, ...] = (0, 1)
-    differences: str = ""
-    diverged: Callable[[State, Any], bool] = lambda state, twin_state: False

@@ -1,4 +1,4 @@
-"""Plug-ins: games, agents, evaluators, recipes and experiments found through entry points.
+"""Plug-ins: games, agents, evaluators, recipes, experiments, engines and OpenSpiel twins found through entry points.
 
 Every kind of plug-in has an entry-point group (``boardlab.games``,
 ``boardlab.agents``, ...). An entry maps a name to ``"package.module:object"``;
@@ -29,6 +29,10 @@ GROUPS = {
     "evaluators": "boardlab.evaluators",
     "recipes": "boardlab.recipes",
     "experiments": "boardlab.experiments",
+    # a game's compiled engines and solvers, named GAME.KIND (connect4.uct): see boardlab.core.engines
+    "engines": "boardlab.engines",
+    # the same game in OpenSpiel, by game name: see boardlab.adapters.openspiel.twin
+    "openspiel_twins": "boardlab.openspiel_twins",
 }
 
 
@@ -129,3 +133,5 @@ agents = PluginGroup("agent", GROUPS["agents"])
 evaluators = PluginGroup("evaluator", GROUPS["evaluators"])
 recipes = PluginGroup("recipe", GROUPS["recipes"])
 experiments = PluginGroup("experiment", GROUPS["experiments"])
+engines = PluginGroup("engine", GROUPS["engines"])
+openspiel_twins = PluginGroup("OpenSpiel twin", GROUPS["openspiel_twins"])

@@ -1,10 +1,17 @@
 """What a tree-search engine offers, so that a game can ship a compiled one.
 
 :class:`~boardlab.agents.mcts.MCTSAgent` runs either its generic engine over
-the State API or one that the game offers (``game.compiled_search(state,
-seed, c)``, e.g. Connect Four's numba UCT). Both follow :class:`SearchEngine`
-and hand back the same shapes: :class:`ChildStats` for the root's moves and a
+the State API or one that the game registers (a game that provides
+``compiled_uct`` registers a factory ``(state, seed, c) -> SearchEngine`` as the
+``boardlab.engines`` entry ``GAME.uct``, e.g. Connect Four's numba UCT; see
+:mod:`boardlab.core.engines`). Both follow :class:`SearchEngine` and hand back
+the same shapes: :class:`ChildStats` for the root's moves and a
 :class:`SearchSnapshot` of every node for the tree viewer and the tree files.
+
+Likewise the ``az`` agent and self-play run :class:`~boardlab.agents.puct.PUCTSearch`
+or a game's compiled PUCT (``compiled_puct``: the entry ``GAME.puct``, a factory
+``(state, network, settings, rng) -> PUCTEngine`` taking a :class:`DenseNetwork`
+and the :class:`PUCTSettings`), which must search exactly as the generic one does.
 """
 
 from __future__ import annotations
@@ -96,6 +103,47 @@ class SearchEngine(Protocol):
         """A copy of the tree as it is now (cheap: labels are derived only on export)."""
 
 
+class PUCTEngine(Protocol):
+    """One PUCT tree rooted at a state, searched whole in compiled code: what the ``az`` agent and
+    self-play call on a game's compiled PUCT. It searches as :class:`boardlab.agents.puct.PUCTSearch`
+    does (the same selection, backup, visit contract, first-play value, proofs, and draws from the
+    caller's generator: the root noise, then the move), so both give the same trees."""
+
+    #: a short name shown to users ("compiled-puct")
+    engine: str
+    #: the settings' discount (the agent reports it)
+    discount: float
+    #: simulations run so far
+    simulations: int
+
+    def run(self, simulations: int | None, deadline: float | None = None, stop: "threading.Event | None" = None) -> int:
+        """Simulate until ``simulations`` more are done, ``time.perf_counter()`` passes ``deadline`` or ``stop``
+        is set (the root is always evaluated); return how many ran."""
+
+    def root_visits(self) -> int: ...
+
+    def root_children(self) -> list[ChildStats]: ...
+
+    def root_priors(self) -> dict[int, float]: ...
+
+    def root_proofs(self) -> dict[int, tuple[int, int]]:
+        """The root's proven moves: action -> (result for the player to move, plies to the end after it)."""
+
+    def root_value(self) -> float:
+        """The mean value of the simulations for the player to move at the root (0 before any)."""
+
+    def immediate_wins(self) -> list[int]:
+        """The root's moves that end the game at once with the mover first."""
+
+    def policy(self, actions: int) -> np.ndarray:
+        """The root's visit shares over all ``actions`` of the game (:func:`visit_policy`)."""
+
+    def choose(self, temperature: float) -> int:
+        """The move to play (:func:`choose_by_visits`)."""
+
+    def snapshot(self) -> SearchSnapshot: ...
+
+
 def grow_columns(columns: dict[str, np.ndarray], need: int) -> None:
     """Grow every array of a compiled engine's columnar tree to at least ``need`` entries, by
     doubling (the same length for all, the used part kept, the rest zero)."""
@@ -163,6 +211,26 @@ def check_first_play_value(fpu: str) -> str:
     if fpu not in FIRST_PLAY_VALUES:
         raise BoardlabError(f"puct: fpu must be one of {', '.join(FIRST_PLAY_VALUES)}, not {fpu!r}")
     return fpu
+
+
+@dataclass(frozen=True)
+class PUCTSettings:
+    """How a PUCT search runs, generic or compiled: ``Q + c * P * sqrt(N) / (1 + n)`` at each decision.
+
+    ``noise`` is ``(Dirichlet alpha, weight)`` mixed into the root's priors (self-play), or None;
+    a value found k plies below a node counts ``discount**k`` there; ``fpu`` is what an unvisited
+    child is worth (:data:`FIRST_PLAY_VALUES`); ``solve`` proves results as the search reaches them
+    (two-player zero-sum games without chance or hidden information: :func:`solvable`).
+    """
+
+    c: float = 1.5
+    noise: tuple[float, float] | None = None
+    discount: float = 1.0
+    fpu: str = "zero"
+    solve: bool = False
+
+    def __post_init__(self) -> None:
+        check_first_play_value(self.fpu)
 
 
 def visit_policy(children: list[ChildStats], actions: int) -> np.ndarray:

@@ -6,8 +6,9 @@ leaves; chunks go to ``--workers`` processes or Ray), adds their positions to
 the replay buffer, and takes ``steps`` gradient steps on minibatches from it.
 Every ``eval_every`` iterations (and at the last) the network is saved as
 ``models/iter-NNNN.pt`` and played against the previous saved network,
-``random`` and ``mcts:iterations=eval_mcts`` in seat-rotated duels, and on
-standard Connect Four graded on the shipped optimal-move set.
+``random`` and ``mcts:iterations=eval_mcts`` in seat-rotated duels, and graded
+on the game's set of solved positions where it provides one (``grading_solver``:
+standard Connect Four's optimal-move set).
 
 Exact resume: every random choice of iteration ``i`` (the games' seeds, the
 minibatches) is derived from the run's seed and ``i``, the network starts from
@@ -35,6 +36,7 @@ from boardlab.agents.az import pick_device
 from boardlab.agents.az_selfplay import Samples, SelfPlaySettings, self_play
 from boardlab.arena.backends import map_tasks
 from boardlab.arena.duel import duel
+from boardlab.core.engines import grading_engine
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import read_json
 from boardlab.core.records import write_atomic
@@ -143,8 +145,8 @@ def _cpu_time() -> float:
 
 
 def is_graded_game(game) -> bool:
-    """Whether the shipped optimal-move set applies (standard Connect Four)."""
-    return game == make("connect4")
+    """Whether the game provides a grading solver (standard Connect Four's shipped optimal-move set)."""
+    return grading_engine(game) is not None
 
 
 def duel_score(game, mine: str, opponent: str, games: int, seed: int, on_game: Callable | None = None) -> dict[str, Any]:
@@ -155,19 +157,20 @@ def duel_score(game, mine: str, opponent: str, games: int, seed: int, on_game: C
 
 
 def graded_shares(game, spec: str, seed: int, on_position: Callable | None = None) -> tuple[float, float] | None:
-    """Shares of optimal moves and of moves that keep the result, of ``spec`` on the shipped Connect Four
-    set (standard Connect Four only, else None)."""
-    if not is_graded_game(game):
+    """Shares of optimal moves and of moves that keep the result, of ``spec`` on the game's set of solved
+    positions (a game that provides a grading solver: standard Connect Four), else None."""
+    grade = grading_engine(game)
+    if grade is None:
         return None
     from boardlab.agents.registry import make_agent
-    from boardlab.games.connect4.grading import grade, load_grading_set
 
-    result = grade(make_agent(spec, game), game, load_grading_set(), seed=seed, on_position=on_position)
+    result = grade(make_agent(spec, game), game, seed=seed, on_position=on_position)
     return result.share, result.kept_share
 
 
 def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iteration: int) -> dict[str, Any]:
-    """Duels of the saved network against the previous one, random and MCTS; the graded share on Connect Four."""
+    """Duels of the saved network against the previous one, random and MCTS; the graded shares where the game
+    provides a grading solver."""
     spec = f"az:path={model},simulations={cfg.eval_simulations}"
     out: dict[str, Any] = {}
     if game.num_players() == 2:
@@ -191,10 +194,10 @@ class Trainer:
         self.folder, self.cfg = Path(folder), cfg
         self.workers, self.backend, self.address = workers, backend, address
         self.game = make(cfg.game)
-        self.symmetries = self.game.symmetries() if cfg.augment else []
-        if cfg.augment and not self.symmetries:
+        if cfg.augment and "symmetries" not in self.game.provides:
             raise BoardlabError(f"train az: --augment needs a game with symmetries; {self.game.spec()} declares none "
-                                f"(its Game.symmetries() is empty)")
+                                f"(its GameType does not provide symmetries)")
+        self.symmetries = self.game.symmetries() if cfg.augment else []
         if cfg.value_target == "average" and value_outputs(self.game) != 1:
             raise BoardlabError(f"train az: --value-target average needs a two-player zero-sum game (one value to average), "
                                 f"not {self.game.spec()}")

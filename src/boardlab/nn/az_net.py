@@ -26,20 +26,35 @@ file made for another game with one clear error.
 from __future__ import annotations
 
 import io
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import torch
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 from torch import nn
 
+from boardlab.core.config import STRICT, load
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
 from boardlab.core.search import DenseNetwork
 from boardlab.nn.checkpoint import read_checkpoint
 
 MODEL_FORMAT = "boardlab-az-model"
-ARCH_DEFAULTS = {"kind": "auto", "hidden": 128, "layers": 2, "channels": 32, "blocks": 2}
+
+
+@dataclass(config=STRICT)
+class Architecture:
+    """A policy-value network's shape: ``kind`` auto follows the tensor's rank (see the module docstring);
+    ``hidden`` and ``layers`` shape an MLP (and the resnet's value head), ``channels`` and ``blocks`` a resnet."""
+
+    kind: Literal["auto", "mlp", "resnet"] = "auto"
+    hidden: Annotated[int, Field(ge=1)] = 128
+    layers: Annotated[int, Field(ge=1)] = 2
+    channels: Annotated[int, Field(ge=1)] = 32
+    blocks: Annotated[int, Field(ge=0)] = 2
 
 
 def value_outputs(game) -> int:
@@ -49,20 +64,13 @@ def value_outputs(game) -> int:
 
 
 def resolve_arch(shape: tuple[int, ...], arch: dict[str, Any] | None) -> dict[str, Any]:
-    """The architecture with defaults filled in and ``kind`` decided from the tensor's rank."""
-    out = {**ARCH_DEFAULTS, **(arch or {})}
-    unknown = sorted(set(out) - set(ARCH_DEFAULTS))
-    if unknown:
-        raise BoardlabError(f"network architecture: unknown key {unknown[0]!r} (known: {', '.join(ARCH_DEFAULTS)})")
+    """The architecture (an :class:`Architecture` as a dict) with defaults filled in and ``kind`` decided
+    from the tensor's rank; a bad one raises BoardlabError naming the key."""
+    out = asdict(load(Architecture, dict(arch or {}), "network architecture", BoardlabError))
     if out["kind"] == "auto":
         out["kind"] = "resnet" if len(shape) == 3 else "mlp"
-    if out["kind"] not in ("mlp", "resnet"):
-        raise BoardlabError(f"network architecture: kind must be auto, mlp or resnet, not {out['kind']!r}")
     if out["kind"] == "resnet" and len(shape) != 3:
         raise BoardlabError(f"network architecture: a resnet needs a (channels, rows, cols) tensor, not shape {shape}")
-    for key in ("hidden", "layers", "channels", "blocks"):
-        if not isinstance(out[key], int) or out[key] < (0 if key in ("blocks",) else 1):
-            raise BoardlabError(f"network architecture: {key} must be a positive integer, not {out[key]!r}")
     return out
 
 
@@ -122,10 +130,9 @@ def masked_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def new_network(game, arch: dict[str, Any] | None = None) -> PolicyValueNet:
-    shape = game.observation_tensor_shape()
-    if shape is None:
+    if "observation_tensor" not in game.provides:
         raise BoardlabError(f"game {game.spec()} offers no observation tensor, so no network can read it")
-    return PolicyValueNet(tuple(shape), game.num_distinct_actions(), value_outputs(game), arch or {})
+    return PolicyValueNet(tuple(game.observation_tensor_shape()), game.num_distinct_actions(), value_outputs(game), arch or {})
 
 
 class Evaluator:
@@ -234,7 +241,7 @@ def load_model(path: str | Path, game=None) -> tuple[PolicyValueNet, dict[str, A
 
 
 def check_model_game(payload: dict[str, Any], game, where: str) -> None:
-    shape = game.observation_tensor_shape()
+    shape = game.observation_tensor_shape() if "observation_tensor" in game.provides else None
     if payload.get("game") != game.spec() or tuple(payload["shape"]) != tuple(shape or ()) \
             or payload["actions"] != game.num_distinct_actions():
         raise BoardlabError(

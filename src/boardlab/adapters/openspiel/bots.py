@@ -3,7 +3,7 @@
 Where a bot plays (the :class:`Bridge`), in order of preference:
 
 1. ``openspiel:GAME``: on the wrapped pyspiel state itself (``"pyspiel"``);
-2. a boardlab game that declares an OpenSpiel twin (``"twin"``; ``Game.openspiel_twin``:
+2. a boardlab game that registers an OpenSpiel twin (``"twin"``; :mod:`.twin`:
    Connect Four, Kalah, chess): on the twin, a pyspiel state kept in step with
    the boardlab game by translating every move, so the bot is OpenSpiel's
    C++ code on OpenSpiel's C++ rules, checked against boardlab's move for
@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.adapters.openspiel.game import OpenSpielGame, pyspiel_module
+from boardlab.adapters.openspiel.twin import twin_of
 from boardlab.agents.base import Agent
 from boardlab.core.errors import BoardlabError, MissingDependencyError, SpecError
 from boardlab.core.game import Game, State
@@ -45,7 +46,7 @@ class Bridge:
             self.where = "pyspiel"
             self.pyspiel_game = game.pyspiel_game
         else:
-            twin = game.openspiel_twin()
+            twin = twin_of(game)
             self.twin = twin
             self.where = "twin" if twin is not None else "python"
             self.pyspiel_game = self.pyspiel.load_game(twin.game) if twin is not None else None
@@ -326,7 +327,7 @@ class OpenSpielAlphaZeroAgent(OpenSpielAgent):
     @classmethod
     def plays(cls, game: Game) -> str | None:
         problem = super().plays(game)
-        if problem is None and not isinstance(game, OpenSpielGame) and game.openspiel_twin() is None:
+        if problem is None and not isinstance(game, OpenSpielGame) and twin_of(game) is None:
             problem = f"agent {cls.name!r} needs an OpenSpiel game (or a boardlab game with an OpenSpiel twin), not {game.spec()}"
         return problem
 

@@ -34,6 +34,10 @@ What the wrapped game declares, read from pyspiel's ``GameType`` and ``Game``:
   information-state string where there is none), the board as text with
   perfect information; ``observation(None)``, the spectator's, is the public
   text; ``information_state_string`` is OpenSpiel's;
+* ``provides``: ``observation_tensor`` where OpenSpiel's game has an
+  observation or information-state tensor, ``information_state_string`` with
+  hidden information, ``compiled_playouts`` always (below); the utility range is
+  OpenSpiel's ``min_utility`` and ``max_utility``;
 * ``observation_tensor``: OpenSpiel's observation tensor (its information-state
   tensor where there is none), in OpenSpiel's layout, not boardlab's
   mover-first convention; bounds are not declared by OpenSpiel, so they are
@@ -189,6 +193,9 @@ class OpenSpielGame(Game):
         min_players=1, max_players=MAX_SEATS, chance="explicit", information="imperfect", utility="general_sum",
         player_names=tuple(f"Player {p + 1}" for p in range(MAX_SEATS)), player_colors=PALETTE,
         renderer=GRID_RENDERER,
+        # what some OpenSpiel game provides, and a utility range that holds them all; each game declares its own
+        provides=frozenset({"observation_tensor", "information_state_string", "compiled_playouts"}),
+        min_utility=-math.inf, max_utility=math.inf,
     )
     parameters = {
         "name": Option(
@@ -251,10 +258,16 @@ class OpenSpielGame(Game):
         }[declared.utility]
         names = tuple(f"Player {p + 1}" for p in range(high))
         colors = tuple(PALETTE[p % len(PALETTE)] for p in range(high))
+        provides = {"compiled_playouts"}  # the rollouts in OpenSpiel's C++ (RolloutKernel)
+        if declared.provides_observation_tensor or declared.provides_information_state_tensor:
+            provides.add("observation_tensor")
+        if information == "imperfect":
+            provides.add("information_state_string")  # OpenSpiel's, or its observation string (OpenSpielState)
         self.game_type = GameType(
             short_name="openspiel", long_name=f"{declared.long_name} (OpenSpiel)", min_players=min(low, seats),
             max_players=high, chance=chance, information=information, utility=utility,
-            player_names=names, player_colors=colors, renderer=GRID_RENDERER,
+            player_names=names, player_colors=colors, renderer=GRID_RENDERER, provides=frozenset(provides),
+            min_utility=float(loaded.min_utility()), max_utility=float(loaded.max_utility()),
         )
         self.long_name = self.game_type.long_name
         self.min_players, self.max_players = self.game_type.min_players, self.game_type.max_players
@@ -284,12 +297,12 @@ class OpenSpielGame(Game):
     def max_game_length(self) -> int:
         return self.pyspiel_game.max_game_length() + self.pyspiel_game.max_chance_nodes_in_history()
 
-    def observation_tensor_shape(self) -> tuple[int, ...] | None:
+    def observation_tensor_shape(self) -> tuple[int, ...]:
         if self.pyspiel_type.provides_observation_tensor:
             return tuple(self.pyspiel_game.observation_tensor_shape())
         if self.pyspiel_type.provides_information_state_tensor:
             return tuple(self.pyspiel_game.information_state_tensor_shape())
-        return None
+        return super().observation_tensor_shape()
 
     def observation_tensor_bounds(self) -> tuple[float, float]:
         return (-math.inf, math.inf)  # OpenSpiel declares none
@@ -357,9 +370,8 @@ class OpenSpielGame(Game):
         if "_grid" in self.__dict__:
             return self.__dict__["_grid"]
         layout = None
-        shape = self.observation_tensor_shape()
-        if not self.has_hidden_information and self.pyspiel_type.provides_observation_tensor and shape is not None \
-                and len(shape) == 3 and min(shape) >= 1 and shape[1] * shape[2] > 1:
+        shape = self.observation_tensor_shape() if self.pyspiel_type.provides_observation_tensor else ()
+        if not self.has_hidden_information and len(shape) == 3 and min(shape) >= 1 and shape[1] * shape[2] > 1:
             planes, rows, cols = (int(n) for n in shape)
             actions = self.pyspiel_game.num_distinct_actions()
             # the cells, perhaps with a pass after them (go, othello); or the columns
@@ -594,9 +606,9 @@ class OpenSpielState(State):
         return self._seat_text(player)
 
     def observation_tensor(self, player: int) -> np.ndarray:
-        shape = self.game.observation_tensor_shape()
-        if shape is None:
+        if "observation_tensor" not in self.game.provides:
             return super().observation_tensor(player)
+        shape = self.game.observation_tensor_shape()
         inner = self.pyspiel_state
         values = inner.observation_tensor(player) if self.game.pyspiel_type.provides_observation_tensor \
             else inner.information_state_tensor(player)

@@ -46,7 +46,7 @@ OpenSpiel twin: ``chess`` (from the same FEN; OpenSpiel numbers Black 0 and
 White 1, so its seats are swapped). The move rules agree; the draw
 rules differ: OpenSpiel ends a game at the third repetition and after 50
 moves without a capture or pawn move, boardlab at the fifth, after 75, and
-at ``max_moves``; :attr:`OpenSpielTwin.differences` says so and the agreement
+at ``max_moves``; the twin's ``differences`` say so and the agreement
 tests stop a game there.
 
 The wrapper stays cheap by generating legal moves once per position (the
@@ -67,7 +67,7 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError, IllegalActionError
 from boardlab.core.evaluation import Evaluator
-from boardlab.core.game import TERMINAL, Game, GameType, OpenSpielTwin, State
+from boardlab.core.game import TERMINAL, Game, GameType, State
 from boardlab.core.params import Option
 
 NUM_ACTIONS = 64 * 64 + 16 * 3 * 3
@@ -134,6 +134,7 @@ class Chess(Game):
         player_names=COLOR_NAMES,
         player_colors=("#d9d9d9", "#1e1e1e"),
         renderer="boardlab.games:web/chess.js",
+        provides=frozenset({"observation_tensor"}),
     )
     parameters = {
         "fen": Option("fen", str, chess.STARTING_FEN, "start position in FEN", _valid_fen),
@@ -158,29 +159,6 @@ class Chess(Game):
     def observation_tensor_shape(self) -> tuple[int, int, int]:
         return (21, 8, 8)
 
-    def openspiel_twin(self) -> OpenSpielTwin:
-        """OpenSpiel's ``chess`` from the same position; moves are translated through UCI and SAN."""
-
-        def to_openspiel(state: "ChessState", action: int, twin_state: Any) -> int:
-            return twin_state.parse_move_to_action(state.action_to_move(action).uci())
-
-        def from_openspiel(state: "ChessState", action: int, twin_state: Any) -> int:
-            return state.string_to_action(twin_state.action_to_string(action))
-
-        def start(initial: "ChessState") -> str | None:
-            fen = initial.board.fen()
-            return None if fen == chess.STARTING_FEN else fen
-
-        def diverged(state: "ChessState", twin_state: Any) -> bool:
-            return bool(twin_state.is_terminal()) != state.is_terminal()
-
-        return OpenSpielTwin(
-            "chess", to_openspiel, from_openspiel, start, seats=(1, 0),  # OpenSpiel's player 0 is Black
-            differences="draw rules: OpenSpiel ends a game at the third repetition and after 50 moves without "
-            "a capture or pawn move; boardlab at the fifth repetition, after 75 moves, and at max_moves plies",
-            diverged=diverged,
-        )
-
     def state_from_fen(self, fen: str) -> "ChessState":
         """A position of its own (no history) from FEN; its move number counts towards ``max_moves``."""
         problem = _valid_fen(fen)
@@ -202,6 +180,32 @@ class Chess(Game):
     def default_evaluator(self) -> str | None:
         # random playouts to the end of a chess game say almost nothing (most are drawn by length)
         return "chess_material"
+
+
+def openspiel_twin(game: Chess) -> dict[str, Any]:
+    """OpenSpiel's ``chess`` from the same position; moves are translated through UCI and SAN (the
+    ``boardlab.openspiel_twins`` entry; see :class:`boardlab.adapters.openspiel.twin.OpenSpielTwin`)."""
+
+    def to_openspiel(state: "ChessState", action: int, twin_state: Any) -> int:
+        return twin_state.parse_move_to_action(state.action_to_move(action).uci())
+
+    def from_openspiel(state: "ChessState", action: int, twin_state: Any) -> int:
+        return state.string_to_action(twin_state.action_to_string(action))
+
+    def start(initial: "ChessState") -> str | None:
+        fen = initial.board.fen()
+        return None if fen == chess.STARTING_FEN else fen
+
+    def diverged(state: "ChessState", twin_state: Any) -> bool:
+        return bool(twin_state.is_terminal()) != state.is_terminal()
+
+    return {
+        "game": "chess", "to_openspiel": to_openspiel, "from_openspiel": from_openspiel, "start": start,
+        "seats": (1, 0),  # OpenSpiel's player 0 is Black
+        "differences": "draw rules: OpenSpiel ends a game at the third repetition and after 50 moves without "
+                       "a capture or pawn move; boardlab at the fifth repetition, after 75 moves, and at max_moves plies",
+        "diverged": diverged,
+    }
 
 
 #: 1 << square for every square, for building planes from python-chess's bitboards

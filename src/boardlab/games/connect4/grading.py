@@ -237,6 +237,13 @@ def grade(
     return result
 
 
+def grade_on_shipped_set(agent, game, seed: int = 0,
+                         on_position: Callable[[int, GradedPosition, int, bool], None] | None = None) -> GradeResult:
+    """``agent`` graded on the shipped set (:func:`grade`): standard Connect Four's ``boardlab.engines``
+    entry ``connect4.grading`` (see :mod:`boardlab.core.engines`)."""
+    return grade(agent, game, load_grading_set(), seed=seed, on_position=on_position)
+
+
 def _sign(score: int) -> int:
     return (score > 0) - (score < 0)
 

@@ -1,8 +1,8 @@
 """PUCT (AlphaZero's search) for Connect Four compiled whole with numba, the network's forward pass included.
 
-Connect Four offers this engine through ``ConnectFour.compiled_puct`` for a
-policy-value MLP given as plain arrays (:class:`boardlab.core.search.DenseNetwork`);
-the ``az`` agent and self-play use it instead of
+Connect Four registers this engine as the ``boardlab.engines`` entry ``connect4.puct``
+(a :class:`boardlab.core.search.PUCTEngine`) for a policy-value MLP given as plain
+arrays (:class:`boardlab.core.search.DenseNetwork`); the ``az`` agent and self-play use it instead of
 :class:`boardlab.agents.puct.PUCTSearch`, whose every simulation crosses from
 Python to torch and back. It is the same search: the same selection
 (``Q + c * P * sqrt(N) / (1 + n)``, the first best child in column order),
@@ -27,7 +27,7 @@ from numba import njit
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import TERMINAL
 from boardlab.core.search import (
-    ChildStats, DenseNetwork, SearchSnapshot, check_first_play_value, choose_by_visits, grow_columns, visit_policy,
+    ChildStats, DenseNetwork, PUCTSettings, SearchSnapshot, choose_by_visits, grow_columns, visit_policy,
 )
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
 from boardlab.games.connect4.kernel import Connect4Kernel, _won
@@ -306,9 +306,8 @@ class CompiledConnect4PUCT:
 
     engine = "compiled-puct"
 
-    def __init__(self, state: ConnectFourState, network: DenseNetwork, c: float, rng: np.random.Generator,
-                 noise: tuple[float, float] | None = None, discount: float = 1.0, fpu: str = "zero",
-                 solve: bool = False) -> None:
+    def __init__(self, state: ConnectFourState, network: DenseNetwork, settings: PUCTSettings,
+                 rng: np.random.Generator) -> None:
         if state.is_terminal():
             raise BoardlabError("puct: there is no move to choose in this state (terminal or chance node)")
         game: ConnectFour = state.game
@@ -321,12 +320,12 @@ class CompiledConnect4PUCT:
         self.full = np.uint64(game.board_mask)
         self.cell_bits = np.ascontiguousarray(game._cell_bits.reshape(-1))
         self.table = [str(col + 1) for col in range(game.cols)]
-        self.c = float(c)
+        self.c = float(settings.c)
         self.rng = rng
-        self.noise = noise
-        self.discount = float(discount)
-        self.fpu = check_first_play_value(fpu)
-        self.solve = bool(solve)
+        self.noise = settings.noise
+        self.discount = float(settings.discount)
+        self.fpu = settings.fpu
+        self.solve = bool(settings.solve)
         self.cols = game.cols
         self.root = state.clone()
         self.root_history = list(state.history)

@@ -26,8 +26,14 @@ it is that seat's turn (zeros otherwise and once the game is over).
 Symmetry (:meth:`ConnectFour.symmetries`): the mirror image, column ``c`` to
 ``cols - 1 - c`` in the tensor and in the actions, on every board size.
 
-OpenSpiel twin: ``connect_four(rows, columns, x_in_row)``, same actions (the
-column), same results; tests/test_openspiel_agreement.py plays both side by side.
+OpenSpiel twin (:func:`openspiel_twin`, the ``boardlab.openspiel_twins`` entry):
+``connect_four(rows, columns, x_in_row)``, same actions (the column), same
+results; tests/test_openspiel_agreement.py plays both side by side.
+
+Compiled engines (``boardlab.engines`` entries): ``connect4.uct``
+(:mod:`boardlab.games.connect4.search`), ``connect4.puct``
+(:mod:`boardlab.games.connect4.puct`) and ``connect4.grading``, the shipped set of
+solved positions (:mod:`boardlab.games.connect4.grading`, standard board only).
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
-from boardlab.core.game import TERMINAL, UNKNOWN_PLAYER, Game, GameType, OpenSpielTwin, State, Symmetry
+from boardlab.core.game import TERMINAL, UNKNOWN_PLAYER, Game, GameType, State, Symmetry
 from boardlab.core.params import Option
 
 MAX_BITS = 64
@@ -55,6 +61,8 @@ class ConnectFour(Game):
         player_names=("Red", "Yellow"),
         player_colors=("#d8342c", "#f2c12e"),  # the discs on the page
         renderer="boardlab.games:web/connect4.js",
+        provides=frozenset({"observation_tensor", "symmetries", "compiled_playouts", "compiled_uct", "compiled_puct",
+                            "grading_solver"}),
     )
     parameters = {
         "rows": Option("rows", int, 6, "board height", _at_least(1)),
@@ -121,6 +129,11 @@ class ConnectFour(Game):
                 return True
         return False
 
+    @property
+    def provides(self) -> frozenset[str]:
+        # the shipped grading set holds positions of the standard board
+        return self.game_type.provides if self.has_default_parameters() else self.game_type.provides - {"grading_solver"}
+
     def num_distinct_actions(self) -> int:
         return self.cols
 
@@ -139,17 +152,6 @@ class ConnectFour(Game):
         cells = np.arange(int(np.prod(shape))).reshape(shape)
         return [Symmetry(observation=cells[:, :, ::-1].reshape(-1), actions=np.arange(self.cols)[::-1])]
 
-    def openspiel_twin(self) -> OpenSpielTwin:
-        """OpenSpiel's ``connect_four`` with this board: the same columns as actions."""
-        same = lambda state, action, twin_state: action  # noqa: E731
-
-        def start(initial: "ConnectFourState") -> None:
-            if initial.start is not None:
-                raise BoardlabError("OpenSpiel's connect_four cannot start from a set-up position")
-            return None
-
-        return OpenSpielTwin(f"connect_four(columns={self.cols},rows={self.rows},x_in_row={self.k})", same, same, start)
-
     def default_agent(self) -> str | None:
         # the committed self-play network with its solver (docs/alphazero.md), standard board only
         return "az" if self.has_default_parameters() else None
@@ -163,19 +165,6 @@ class ConnectFour(Game):
 
             kernel = self.__dict__["_playout_kernel"] = Connect4Kernel(self)
         return kernel
-
-    def compiled_search(self, state: "ConnectFourState", seed: int, c: float):
-        """UCT compiled whole with numba (:mod:`boardlab.games.connect4.search`)."""
-        from boardlab.games.connect4.search import CompiledConnect4Search
-
-        return CompiledConnect4Search(state, seed, c)
-
-    def compiled_puct(self, state: "ConnectFourState", network, c: float, rng: np.random.Generator,
-                      noise: tuple[float, float] | None, discount: float = 1.0, fpu: str = "zero", solve: bool = False):
-        """PUCT compiled whole with numba, the MLP's forward pass included (:mod:`boardlab.games.connect4.puct`)."""
-        from boardlab.games.connect4.puct import CompiledConnect4PUCT
-
-        return CompiledConnect4PUCT(state, network, c, rng, noise, discount, fpu, solve)
 
     def split_moves(self, text: str) -> list[str]:
         # Pons' notation "4453": one digit per move, when every column is a single digit
@@ -240,6 +229,20 @@ class ConnectFour(Game):
             except (BoardlabError, ValueError):
                 pass
         return out
+
+
+def openspiel_twin(game: ConnectFour) -> dict[str, Any]:
+    """OpenSpiel's ``connect_four`` with this board: the same columns as actions (the
+    ``boardlab.openspiel_twins`` entry; see :class:`boardlab.adapters.openspiel.twin.OpenSpielTwin`)."""
+    same = lambda state, action, twin_state: action  # noqa: E731
+
+    def start(initial: "ConnectFourState") -> None:
+        if initial.start is not None:
+            raise BoardlabError("OpenSpiel's connect_four cannot start from a set-up position")
+        return None
+
+    return {"game": f"connect_four(columns={game.cols},rows={game.rows},x_in_row={game.k})",
+            "to_openspiel": same, "from_openspiel": same, "start": start}
 
 
 class ConnectFourState(State):

@@ -1,6 +1,7 @@
 """UCT for Connect Four compiled whole with numba: tree arrays, selection and playouts.
 
-Connect Four offers this engine through ``ConnectFour.compiled_search``; the
+Connect Four registers this engine as the ``boardlab.engines`` entry ``connect4.uct``
+(the class is the factory, ``(state, seed, c)``); the
 :class:`~boardlab.agents.mcts.MCTSAgent` uses it when no option needs the
 generic one (leaf evaluators). It follows :class:`boardlab.core.search.SearchEngine` and runs
 the same algorithm as the generic engine (UCB1 selection, one node added per

@@ -142,6 +142,7 @@ class DiceWars(Game):
         player_names=("Purple", "Lime", "Green", "Pink", "Orange", "Cyan", "Yellow", "Red"),
         player_colors=("#b37ffe", "#b3ff01", "#009302", "#ff7ffe", "#ff7f01", "#b3fffe", "#ffff01", "#ff5858"),
         renderer="boardlab.games:web/dicewars.js",
+        provides=frozenset({"observation_tensor", "compiled_playouts"}),
     )
     parameters = {
         "players": Option("players", int, 4, "number of players", between(2, 8)),

@@ -53,7 +53,7 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError, IllegalActionError
 from boardlab.core.evaluation import Evaluator
-from boardlab.core.game import TERMINAL, Game, GameType, OpenSpielTwin, State
+from boardlab.core.game import TERMINAL, Game, GameType, State
 from boardlab.core.params import Option
 
 PLAYER_NAMES = ("South", "North")
@@ -82,6 +82,7 @@ class Mancala(Game):
         player_names=PLAYER_NAMES,
         player_colors=("#2b5fab", "#e07b24"),
         renderer="boardlab.games:web/mancala.js",
+        provides=frozenset({"observation_tensor", "compiled_playouts"}),
     )
     parameters = {
         "pits": Option("pits", int, 6, "pits per side", _pits_in_range),
@@ -172,25 +173,6 @@ class Mancala(Game):
     def observation_tensor_shape(self) -> tuple[int]:
         return (2 * self.pits + 3,)
 
-    def openspiel_twin(self) -> OpenSpielTwin | None:
-        """OpenSpiel's ``mancala`` for Kalah(6,4) with the common capture rule; None for other boards."""
-        if (self.pits, self.seeds, self.empty_capture) != (6, 4, False):
-            return None
-        pits = self.pits
-
-        def to_openspiel(state: "MancalaState", action: int, twin_state: Any) -> int:
-            return action + 1 if state.player == 0 else action + pits + 2
-
-        def from_openspiel(state: "MancalaState", action: int, twin_state: Any) -> int:
-            return action - 1 if state.player == 0 else action - pits - 2
-
-        def start(initial: "MancalaState") -> None:
-            if initial.start is not None:
-                raise BoardlabError("OpenSpiel's mancala cannot start from a set-up position")
-            return None
-
-        return OpenSpielTwin("mancala", to_openspiel, from_openspiel, start)
-
     def player_of_notation(self, text: str) -> int:
         side = text.strip()[-1:]
         if side == "-":
@@ -213,6 +195,27 @@ class Mancala(Game):
 
             self._kernel = MancalaKernel(self)
         return self._kernel
+
+
+def openspiel_twin(game: Mancala) -> dict[str, Any] | None:
+    """OpenSpiel's ``mancala`` for Kalah(6,4) with the common capture rule; None for other boards (the
+    ``boardlab.openspiel_twins`` entry; see :class:`boardlab.adapters.openspiel.twin.OpenSpielTwin`)."""
+    if (game.pits, game.seeds, game.empty_capture) != (6, 4, False):
+        return None
+    pits = game.pits
+
+    def to_openspiel(state: "MancalaState", action: int, twin_state: Any) -> int:
+        return action + 1 if state.player == 0 else action + pits + 2
+
+    def from_openspiel(state: "MancalaState", action: int, twin_state: Any) -> int:
+        return action - 1 if state.player == 0 else action - pits - 2
+
+    def start(initial: "MancalaState") -> None:
+        if initial.start is not None:
+            raise BoardlabError("OpenSpiel's mancala cannot start from a set-up position")
+        return None
+
+    return {"game": "mancala", "to_openspiel": to_openspiel, "from_openspiel": from_openspiel, "start": start}
 
 
 class MancalaState(State):

@@ -189,6 +189,8 @@ class TicketToRide(Game):
         player_names=PLAYER_NAMES,
         player_colors=PLAYER_COLOURS,
         renderer="boardlab.games:web/tickettoride.js",
+        provides=frozenset({"observation_tensor", "information_state_string", "compiled_playouts"}),
+        min_utility=0.0,  # a win is 1, shared among the winners
     )
     parameters = {
         "players": Option("players", int, 4, "number of players (2-5)", between(2, 5)),
