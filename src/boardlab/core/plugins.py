@@ -1,4 +1,4 @@
-"""Plug-ins: games, agents, evaluators, recipes, experiments, engines and OpenSpiel twins found through entry points.
+"""Plug-ins: games, agents, evaluators, recipes, experiments, engines, OpenSpiel twins and commands found through entry points.
 
 Every kind of plug-in has an entry-point group (``boardlab.games``,
 ``boardlab.agents``, ...). An entry maps a name to ``"package.module:object"``;
@@ -31,6 +31,8 @@ GROUPS = {
     "experiments": "boardlab.experiments",
     # a game's compiled engines and solvers, named GAME.KIND (connect4.uct): see boardlab.core.engines
     "engines": "boardlab.engines",
+    # top-level commands a study adds (boardlab solve): a function typer turns into the command
+    "commands": "boardlab.commands",
     # the same game in OpenSpiel, by game name: see boardlab.adapters.openspiel.twin
     "openspiel_twins": "boardlab.openspiel_twins",
 }
@@ -135,3 +137,4 @@ recipes = PluginGroup("recipe", GROUPS["recipes"])
 experiments = PluginGroup("experiment", GROUPS["experiments"])
 engines = PluginGroup("engine", GROUPS["engines"])
 openspiel_twins = PluginGroup("OpenSpiel twin", GROUPS["openspiel_twins"])
+commands = PluginGroup("command", GROUPS["commands"])

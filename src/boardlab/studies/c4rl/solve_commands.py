@@ -10,7 +10,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from boardlab.commands.console import console, err_console, print_json
-from boardlab.cli.app import command
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import read_text
 
@@ -41,7 +40,6 @@ def _pons(position: str) -> str:
     return "".join(moves)
 
 
-@command("solve")
 def solve(
     position: str = typer.Option(None, "--position", "-p", help="Moves from the empty board, columns 1-7: in Pons' notation (4453) or separated by spaces or commas (\"4 4 5 3\", as boardlab search reads them); empty string: the empty board."),
     positions: Path = typer.Option(None, "--positions", help="Solve every line of a benchmark file ('MOVES SCORE' or 'MOVES' per line)."),
@@ -120,7 +118,6 @@ def solve(
         raise typer.Exit(1)
 
 
-@command("grade")
 def grade(
     agent: str = typer.Argument(..., help="Agent spec, e.g. mcts:iterations=2000 or perfect:depth=4."),
     positions: Path = typer.Option(
