@@ -278,7 +278,7 @@ def test_menu_offers_each_game_its_own_agents_evaluators_and_seats(page):
     page.select_option("#game-select", "nothanks")
     assert {"nothanks-expert", "nothanks-net"} <= set(options(page, "#agent-select"))
     assert "perfect" not in options(page, "#agent-select")
-    assert page.input_value("#agent-select") == "nothanks-net"  # the game's declared default: the flipped-label net
+    assert page.input_value("#agent-select") == "mcts"  # the game's declared default: determinised MCTS
     page.fill("#param-players", "6")
     names = page.eval_on_selector_all("#human-seat option", "o => o.map(x => x.textContent)")
     assert names == [f"Player {k}" for k in range(1, 7)]

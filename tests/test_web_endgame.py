@@ -64,12 +64,13 @@ def test_rematch_of_a_set_up_position_starts_there_again(client):
 
 def test_the_catalogue_offers_each_game_its_declared_default_opponent(client):
     games = {g["name"]: g for g in client.get("/api/meta").json()["games"]}
-    expected = {"connect4": "az", "mancala": "az", "chess": "mcts", "nothanks": "nothanks-net",
+    expected = {"connect4": "az", "mancala": "az", "chess": "mcts", "nothanks": "mcts",
                 "dicewars": "dw-emm", "tickettoride": "ttr-ismcts"}
     for name, agent in expected.items():
         default = games[name]["default_agent"]
         assert default["agent"] == agent and agent in games[name]["agents"], name
     assert games["chess"]["default_agent"]["options"] == {"eval": "chess_material", "time": "1"}
+    assert games["tickettoride"]["default_agent"]["options"] == {"iterations": "1000"}
     # the committed networks fit the standard boards only
     assert make("connect4:rows=5").default_agent() is None and make("connect4").default_agent() == "az"
 

@@ -298,7 +298,7 @@ class TicketToRide(Game):
 
     def default_agent(self) -> str | None:
         # determinised search over the algorithmic player's playouts (docs/opponents.md)
-        return "ttr-ismcts"
+        return "ttr-ismcts:iterations=1000"
 
     def playout_kernel(self):
         """The compiled random playouts (:mod:`boardlab.games.tickettoride.kernel`), built once per game object."""
