@@ -32,7 +32,7 @@ MATCHES = {
     "connect4": ("mcts:iterations=10000", 40),
     "mancala": ("mcts:iterations=2000", 40),
     "chess": ("mcts:eval=none,time=1", 6),
-    "nothanks": ("nothanks-expert:read=flipped", 200),
+    "nothanks": ("nothanks-net", 100),
     "dicewars:players=2": ("dw-ste", 60),
     "dicewars": ("dw-ste", 40),
     "tickettoride:players=2": ("ttr-algorithmic", 20),
