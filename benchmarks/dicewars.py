@@ -2,7 +2,7 @@
 
     python benchmarks/dicewars.py [--seconds 3] [--maps 50] [--json]
 
-* compiled (``game.playout_kernel().bot_games``): 4-player games from fresh deals
+* compiled (``boardlab.bots.dicewars.compiled.CompiledBots.bot_games``): 4-player games from fresh deals
   (ownership and dice) on a pool of ``--maps`` generated maps, every seat a
   uniformly random player (``uniform``: a random legal action, end turn included,
   the MCTS playout policy), every seat ``dw-rand``, and the course's mix
@@ -62,13 +62,13 @@ def main() -> None:
 
     from boardlab.agents.registry import make_agent
     from boardlab.arena.play import play_game
+    from boardlab.bots.dicewars import compiled as K
     from boardlab.core.registry import make
-    from boardlab.games.dicewars import kernel as K
     from boardlab.games.dicewars.mapgen import generate
 
     load_before = os.getloadavg()[0]
     game = make("dicewars")
-    kern = game.playout_kernel()
+    kern = K.CompiledBots(game)
     maps = [game.new_initial_state(s).map for s in range(args.maps)]
     seed = [0]
 

@@ -14,6 +14,7 @@ from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
 from boardlab.arena.schedule import make_schedule
 from boardlab.arena.store import ResultStore
+from boardlab.bots.dicewars import compiled as B
 from boardlab.conformance.playing import random_game, random_move
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL
@@ -270,8 +271,8 @@ def test_a_state_is_a_perfect_information_state_with_scores(game):
 
 # --- the compiled engine and the bots ------------------------------------------------------------
 def test_the_compiled_bots_choose_as_the_python_bots(game):
-    kern = game.playout_kernel()
-    names = {"dw-sdc": K.SDC, "dw-ste": K.STE, "dw-stei": K.STEI, "dw-wpm": K.WPM, "dw-wpm:quirks=false": K.WPM_FIXED}
+    bots = B.CompiledBots(game)
+    names = {"dw-sdc": B.SDC, "dw-ste": B.STE, "dw-stei": B.STEI, "dw-wpm": B.WPM, "dw-wpm:quirks=false": B.WPM_FIXED}
     agents = {name: make_agent(name, game) for name in names}
     for agent in agents.values():
         agent.reset(game, 0, 1)
@@ -282,7 +283,7 @@ def test_the_compiled_bots_choose_as_the_python_bots(game):
                 continue
             for name, agent in agents.items():
                 agent.player = state.current_player()
-                assert agent.step(state) == kern.choose(names[name], state), (name, state.notation())
+                assert agent.step(state) == bots.choose(names[name], state), (name, state.notation())
                 checked += 1
     assert checked > 200
 
@@ -333,13 +334,13 @@ def test_compiled_games_keep_the_rules_invariants(game):
         state = game.new_initial_state(seed)
         adj, deg = kern.tables(state.map)
         owner, dice, reserve, scal = kern.arrays(state)
-        code, winner = K.play(owner, dice, reserve, adj, deg, scal, np.array([K.STE, K.SDC, K.WPM, K.RAND]), 4,
-                              K.WIN_TABLE, K.WPM_TABLE, kernel_rng(seed), 10**9)
+        code, winner = B.play(owner, dice, reserve, adj, deg, scal, np.array([B.STE, B.SDC, B.WPM, B.RAND]), 4,
+                              K.WIN_TABLE, B.WPM_TABLE, kernel_rng(seed), 10**9)
         assert code in (0, 1, 2)
         assert (dice >= 1).all() and (dice <= 8).all() and (reserve <= 64).all() and (reserve >= 0).all()
         if code == 0:
             assert (owner == winner).all()
-    result = kern.bot_games([generate(s) for s in range(3)], 30, [K.UNIFORM] * 4, seed=1)
+    result = B.CompiledBots(game).bot_games([generate(s) for s in range(3)], 30, [B.UNIFORM] * 4, seed=1)
     assert sum(result["wins"]) + result["ends"]["stalled"] + result["ends"]["battle-limit"] == 30
 
 
@@ -369,7 +370,7 @@ def test_rotations_play_every_rotation_of_one_group_on_one_seed_per_board():
 
 
 def test_a_small_course_tournament_reports_wins_intervals_and_endings(tmp_path):
-    from boardlab.experiments.dicewars_tournament import configure, full_report, markdown_table, run
+    from boardlab.studies.dicewars.tournament import configure, full_report, markdown_table, run
 
     config = configure(boards=2, seed=1)
     with ResultStore(tmp_path / "t.sqlite") as store:
@@ -406,8 +407,7 @@ def test_the_compiled_playout_is_its_plain_python_reference(game, seed):
     for start in (game.new_initial_state(seed), states_of(game, seed, every=50)[3]):
         adj, deg = kern.tables(start.map)
         owner, dice, reserve, scal = kern.arrays(start)
-        code, winner = K.play(owner, dice, reserve, adj, deg, scal, np.zeros(4, dtype=np.int64), 4,
-                              K.WIN_TABLE, K.WPM_TABLE, kernel_rng(seed), 10**9)
+        code, winner = K.playout(owner, dice, reserve, adj, deg, scal, K.WIN_TABLE, kernel_rng(seed), 10**9)
         final = K.reference_playout(start, seed)
         assert final.end_reason() == K.END_CODES[code]
         assert final.owner == owner.tolist() and final.dice == dice.tolist() and final.reserve == reserve.tolist()

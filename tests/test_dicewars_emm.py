@@ -192,7 +192,7 @@ def test_its_tree_opens_in_the_viewer_with_chance_nodes(game):
 
 def test_a_tournament_reports_its_decisions_nodes_and_time(tmp_path):
     from boardlab.arena.store import ResultStore
-    from boardlab.experiments.dicewars_tournament import configure, full_report, markdown_table, run
+    from boardlab.studies.dicewars.tournament import configure, full_report, markdown_table, run
 
     config = configure(boards=1, agents=("dw-emm:turns=1,attacks=3,max_nodes=100,clock=true", "dw-ste", "dw-sdc", "dw-wpm"), seed=3)
     with ResultStore(tmp_path / "t.sqlite") as store:
@@ -217,7 +217,7 @@ def result(index: int, seats: tuple[int, ...], winner_seat: int | None):
 
 
 def test_the_paired_difference_counts_boards_as_samples():
-    from boardlab.experiments.dicewars_emm import paired_difference
+    from boardlab.studies.dicewars.emm_experiment import paired_difference
 
     # two boards of 2 rotations; agent 0 sits in seat 0 then seat 1
     base = [result(0, (0, 1), 1), result(1, (1, 0), 1), result(2, (0, 1), 1), result(3, (1, 0), None)]
@@ -260,10 +260,12 @@ def test_the_experiment_plays_every_measurement_and_pairs_them(tmp_path):
 
 # --- leaf=rollout -------------------------------------------------------------------------------
 def test_continuations_are_the_kernel_s_playouts_seed_by_seed(game):
+    from boardlab.bots.dicewars import compiled as K
     from boardlab.core.rng import kernel_rng
-    from boardlab.games.dicewars import kernel as K
+    from boardlab.games.dicewars.kernel import WIN_TABLE, DiceWarsKernel
 
-    kern = K.DiceWarsKernel(game)
+    kern = DiceWarsKernel(game)
+    bots = K.CompiledBots(game)
     state = game.new_initial_state(7)
     adj, deg = kern.tables(state.map)
     policies = np.full(4, K.STE, dtype=np.int64)
@@ -271,10 +273,10 @@ def test_continuations_are_the_kernel_s_playouts_seed_by_seed(game):
     starts = np.array([kernel_rng(s)[0] for s in seeds], dtype=np.uint64)
     wins = np.zeros(4, dtype=np.int64)
     owner, dice, reserve, scal = kern.arrays(state)
-    won = K.continuations(owner, dice, reserve, scal, adj, deg, policies, 4, K.WIN_TABLE, K.WPM_TABLE, starts, wins)
+    won = K.continuations(owner, dice, reserve, scal, adj, deg, policies, 4, WIN_TABLE, K.WPM_TABLE, starts, wins)
     expected = np.zeros(4, dtype=np.int64)
     for seed in seeds:
-        code, winner = kern.play_out(state, kernel_rng(int(seed)), policies)
+        code, winner = bots.play_out(state, kernel_rng(int(seed)), policies)
         if code == 0:
             expected[winner] += 1
     assert wins.tolist() == expected.tolist() and won == expected.sum()
@@ -282,8 +284,8 @@ def test_continuations_are_the_kernel_s_playouts_seed_by_seed(game):
 
 
 def test_a_rollout_leaf_is_each_seat_s_share_of_wins_and_a_won_board_is_worth_1(game):
+    from boardlab.bots.dicewars import compiled as K
     from boardlab.bots.dicewars.emm_rollout import TIE_BREAK, RolloutLeaf
-    from boardlab.games.dicewars import kernel as K
 
     state = game.new_initial_state(7)
     leaf = RolloutLeaf(state.adjacent, 4, 64, [K.STE] * 4, seed=11, tie_break=lambda pos: [0.0] * 4)
@@ -355,14 +357,14 @@ def test_the_opponent_model_tells_each_reference_bot_from_its_moves(game):
 
     play_game(game, agents, seed=21, on_move=watch)
     assert seen["names"] == [None, *bots]  # its own seat is not modelled
-    from boardlab.games.dicewars import kernel as K
+    from boardlab.bots.dicewars import compiled as K
 
     assert seen["policies"] == [K.STE, K.SDC, K.WPM, K.TEMPLATE]
 
 
 def test_a_game_that_does_not_replay_from_its_seed_leaves_every_seat_to_dt_ste(game):
+    from boardlab.bots.dicewars import compiled as K
     from boardlab.bots.dicewars.opponents import OpponentModel
-    from boardlab.games.dicewars import kernel as K
 
     state = game.new_initial_state(4)
     for _ in range(3):

@@ -8,19 +8,18 @@ import torch
 
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
-from boardlab.bots.dicewars import emm_net
+from boardlab.bots.dicewars import emm_net, network
 from boardlab.bots.dicewars.emm_search import Pos, Search, Settings
 from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import make
-from boardlab.nn import dicewars_net
 
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
     """A small untrained network: its values are arbitrary but fixed, which is all the search needs here."""
     torch.manual_seed(0)
-    config = dicewars_net.NetConfig(hidden=16)
-    return (dicewars_net.save(tmp_path_factory.mktemp("net") / "tiny.pt", dicewars_net.WinProbNet(config), config),)
+    config = network.NetConfig(hidden=16)
+    return (network.save(tmp_path_factory.mktemp("net") / "tiny.pt", network.WinProbNet(config), config),)
 
 
 def test_a_wrong_model_or_game_for_the_leaf_is_one_clear_error(tmp_path, tiny_model):

@@ -11,13 +11,13 @@ import pytest
 from typer.testing import CliRunner
 
 from boardlab.agents.registry import make_agent
+from boardlab.bots.dicewars import compiled as K
 from boardlab.bots.dicewars import value as V
 from boardlab.bots.dicewars.emm_search import Pos
 from boardlab.cli.app import app
 from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import make
 from boardlab.core.rng import kernel_rng
-from boardlab.games.dicewars import kernel as K
 
 # weights of every sign on every term, so that a term computed wrongly in either version shows
 WEIGHTS = [1.0, 0.2, -0.5, 0.6, -0.4, -0.45, 0.03, 0.02, -0.2, -0.1, -0.1]
@@ -31,7 +31,7 @@ def write_model(path, weights=WEIGHTS, players=("2", "4")):
 
 def positions(game, games: int, seed: int = 0):
     """Positions to move in of games where the compiled VALUE bot plays every seat."""
-    kern = game.playout_kernel()
+    bots = K.CompiledBots(game)
     table = V.bot_weights({"players": {"2": {"weights": WEIGHTS}, "4": {"weights": WEIGHTS}}})
     rng = random.Random(seed)
     for g in range(games):
@@ -42,7 +42,7 @@ def positions(game, games: int, seed: int = 0):
                 state.apply_action(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
                 continue
             yield state
-            state.apply_action(kern.choose(K.VALUE, state, weights=table) if rng.random() < 0.9 else rng.choice(state.legal_actions()))
+            state.apply_action(bots.choose(K.VALUE, state, weights=table) if rng.random() < 0.9 else rng.choice(state.legal_actions()))
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from boardlab.bots.dicewars.features import adjacency_bits, feature_count, features
 from boardlab.core.registry import make
-from boardlab.experiments.dicewars_winprob import generate, split_by_board, split_by_game
-from boardlab.nn.dicewars_features import adjacency_bits, feature_count, features
+from boardlab.studies.dicewars.winprob_data import generate, split_by_board, split_by_game
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from boardlab.bots.dicewars import network
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.registry import make
-from boardlab.experiments import dicewars_winprob_baselines as baselines
-from boardlab.experiments import winprob_metrics as metrics
-from boardlab.experiments.dicewars_winprob import generate
-from boardlab.experiments.dicewars_winprob_study import prepared, split
-from boardlab.nn import dicewars_net
+from boardlab.studies.dicewars import winprob_baselines as baselines
+from boardlab.studies.dicewars import winprob_metrics as metrics
+from boardlab.studies.dicewars.winprob_data import generate
+from boardlab.studies.dicewars.winprob_study import prepared, split
+from boardlab.studies.dicewars.winprob_training import AreaShuffle
 
 runner = CliRunner()
 
@@ -126,11 +127,11 @@ def test_a_tiny_training_run_writes_a_model_whose_forecasts_sum_to_one(tiny_mode
     assert sum(row.get("boards", 0) for row in net["alive"].values()) == net["all"]["boards"]
     assert json.loads(out.with_name("tiny.metrics.json").read_text())["test"]["net"]["all"] == net["all"]
     assert out.with_name("tiny.reliability.png").read_bytes()[:4] == b"\x89PNG"
-    model, config, extra = dicewars_net.load(out)
+    model, config, extra = network.load(out)
     assert config.hidden == 16 and extra["split"] == "game"
     data = np.load(out.with_name("data.npz"))
     x = prepared({k: data[k] for k in data.files})["x"][:50]
-    p = dicewars_net.probabilities(model, x)
+    p = network.probabilities(model, x)
     assert p.shape == (50, 4) and np.allclose(p.sum(axis=1), 1.0) and (p > 0).all()
     # the same --data with other settings is refused rather than silently reused
     result = runner.invoke(app, ["train", "dicewars-winprob", "--boards", "4", "--out", str(out.with_name("b.pt")),
@@ -140,23 +141,23 @@ def test_a_tiny_training_run_writes_a_model_whose_forecasts_sum_to_one(tiny_mode
 
 def test_a_missing_or_foreign_model_is_one_clear_error(tmp_path):
     with pytest.raises(BoardlabError, match="no Dice Wars win-probability network"):
-        dicewars_net.load(tmp_path / "none.pt")
+        network.load(tmp_path / "none.pt")
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a checkpoint")
     with pytest.raises(FormatError, match="junk.pt: not a readable PyTorch checkpoint"):
-        dicewars_net.load(junk)
+        network.load(junk)
     other = tmp_path / "other.pt"
     torch.save({"format": "boardlab-ttr-net/1"}, other)
     with pytest.raises(FormatError, match="not a Dice Wars win-probability network"):
-        dicewars_net.load(other)
+        network.load(other)
 
 
 def test_renumbering_the_areas_gives_the_inputs_of_the_same_board_on_a_renumbered_map():
-    from boardlab.nn.dicewars_features import adjacency_bits, features
+    from boardlab.bots.dicewars.features import adjacency_bits, features
 
     state = make("dicewars").new_initial_state(3)
     one = features(adjacency_bits(state.adjacent), np.array([state.owner]), np.array([state.dice]), np.array([7]))
-    shuffle = dicewars_net.AreaShuffle(29, 4, seed=0)
+    shuffle = AreaShuffle(29, 4, seed=0)
     out = shuffle(torch.from_numpy(np.repeat(one, 3, axis=0))).numpy()
     perm = torch.argsort(torch.rand(3, 29, generator=torch.Generator().manual_seed(0)), dim=1).numpy()
     for row, p in zip(out, perm):  # new area i is old area p[i]
@@ -179,7 +180,7 @@ def test_evaluate_gives_the_training_s_held_out_figures_again(tiny_model):
 
 
 def test_the_regions_network_counts_a_hand_made_board_s_regions_borders_and_dice():
-    from boardlab.nn.dicewars_features import features
+    from boardlab.bots.dicewars.features import features
 
     # a line 0 - 1 - 2 - 3 - 4: seat 0 holds 0, 1, 3, 4 (two regions of 2), seat 1 holds 2
     adjacency = np.zeros((5, 5), dtype=np.float32)
@@ -187,8 +188,8 @@ def test_the_regions_network_counts_a_hand_made_board_s_regions_borders_and_dice
         adjacency[a, a + 1] = 1
     x = features(adjacency[np.triu_indices(5, k=1)], np.array([[0, 0, 1, 0, 0]]), np.array([[1, 2, 3, 4, 6]]),
                  np.array([0]), players=2)
-    net = dicewars_net.build(dicewars_net.NetConfig(areas=5, players=2, arch="regions", hidden=4))
-    counts = dict(zip(dicewars_net.SEAT_COUNTS, net.seat_counts(torch.from_numpy(x))[0].T.tolist()))
+    net = network.build(network.NetConfig(areas=5, players=2, arch="regions", hidden=4))
+    counts = dict(zip(network.SEAT_COUNTS, net.seat_counts(torch.from_numpy(x))[0].T.tolist()))
     assert counts["largest region / areas"] == pytest.approx([2 / 5, 1 / 5])
     assert counts["areas / areas"] == pytest.approx([4 / 5, 1 / 5])
     assert counts["dice / all dice"] == pytest.approx([13 / 16, 3 / 16])
@@ -200,7 +201,7 @@ def test_the_regions_network_counts_a_hand_made_board_s_regions_borders_and_dice
 
 def test_the_regions_network_finds_the_largest_regions_the_baselines_find_on_real_boards(rows):
     data, r = rows
-    net = dicewars_net.build(dicewars_net.NetConfig(arch="regions", hidden=8))
+    net = network.build(network.NetConfig(arch="regions", hidden=8))
     counts = net.seat_counts(torch.from_numpy(r["x"][:400])).numpy()
     region, dice = baselines.regions_and_dice(r["owner"][:400], r["dice"][:400], r["game"][:400], data["adjacency"])
     assert np.allclose(counts[:, :, 0] * 29, region)
@@ -210,13 +211,13 @@ def test_the_regions_network_finds_the_largest_regions_the_baselines_find_on_rea
 
 def test_the_regions_network_does_not_care_how_the_areas_are_numbered_and_a_dead_seat_cannot_win(rows):
     _, r = rows
-    net = dicewars_net.build(dicewars_net.NetConfig(arch="regions", hidden=8, dropout=0.0)).eval()
+    net = network.build(network.NetConfig(arch="regions", hidden=8, dropout=0.0)).eval()
     x = torch.from_numpy(r["x"][-200:])
-    shuffled = dicewars_net.AreaShuffle(29, 4, seed=3)(x)
+    shuffled = AreaShuffle(29, 4, seed=3)(x)
     assert not torch.equal(shuffled, x)
     with torch.inference_mode():
         assert torch.allclose(net(shuffled), net(x), atol=1e-5)
-    p = dicewars_net.probabilities(net, r["x"][-200:])
+    p = network.probabilities(net, r["x"][-200:])
     dead = ~(r["x"][-200:, 406:406 + 116].reshape(-1, 29, 4).any(axis=1))
     assert dead.any() and (p[dead] < 1e-12).all() and np.allclose(p.sum(axis=1), 1.0)
 
@@ -231,22 +232,48 @@ def test_both_architectures_train_and_a_study_only_option_is_refused_for_regions
     result = runner.invoke(app, ["train", "dicewars-winprob", "--boards", "3", "--arch", "study", "--hidden", "8", "--max-epochs", "1",
                                  "--out", str(tmp_path / "study.pt"), "--data", data, "--json"])
     assert result.exit_code == 0, result.output
-    _, config, _ = dicewars_net.load(tmp_path / "study.pt")
+    _, config, _ = network.load(tmp_path / "study.pt")
     assert config.arch == "study" and config.hidden == 8 and config.dropout == 0.4
-    for extra, words in ((["--permute-areas"], "--permute-areas is for --arch study"), (["--arch", "graph"], "--arch must be one of")):
+    for extra, words in ((["--permute-areas"], "permute_areas is for arch study"), (["--arch", "graph"], "--arch must be one of")):
         result = runner.invoke(app, ["train", "dicewars-winprob", "--boards", "3", "--out", str(tmp_path / "x.pt"), "--data", data, *extra])
         assert result.exit_code == 2 and words in result.output, result.output
     assert not (tmp_path / "x.pt").exists()
 
 
 def test_a_model_file_from_before_the_architectures_loads_as_the_study_network(tmp_path):
-    config = dicewars_net.NetConfig(hidden=8)
-    path = dicewars_net.save(tmp_path / "old.pt", dicewars_net.build(config), config)
+    config = network.NetConfig(hidden=8)
+    path = network.save(tmp_path / "old.pt", network.build(config), config)
     payload = torch.load(path, weights_only=True)
     del payload["config"]["arch"]  # as models written before --arch existed
     torch.save(payload, path)
-    model, loaded, _ = dicewars_net.load(path)
-    assert loaded.arch == "study" and isinstance(model, dicewars_net.WinProbNet)
+    model, loaded, _ = network.load(path)
+    assert loaded.arch == "study" and isinstance(model, network.WinProbNet)
+
+
+@pytest.mark.parametrize("change, named", [
+    ({"hidden": 0}, "'hidden'"),
+    ({"dropout": True}, "'dropout'"),
+    ({"arch": "graph"}, "'arch'"),
+    ({"width": 3}, "unknown key 'width'"),
+    ({"arch": "regions", "permute_areas": True}, "permute_areas is for arch study"),
+])
+def test_a_model_file_with_a_bad_config_names_the_file_and_the_key(tmp_path, change, named):
+    config = network.NetConfig(hidden=8)
+    path = network.save(tmp_path / "bad.pt", network.build(config), config)
+    payload = torch.load(path, weights_only=True)
+    payload["config"].update(change)
+    torch.save(payload, path)
+    with pytest.raises(FormatError) as caught:
+        network.load(path)
+    assert str(caught.value).startswith(f"{path}: ") and named in str(caught.value)
+
+
+def test_the_committed_models_load():
+    from boardlab.bots.dicewars.emm_net import DEFAULT_MODEL
+
+    for path in (DEFAULT_MODEL, DEFAULT_MODEL.with_name("dicewars-winprob-study.pt")):
+        model, config, _ = network.load(path)
+        assert isinstance(model, network.RegionNet if config.arch == "regions" else network.WinProbNet)
 
 
 def test_the_log_loss_gap_moves_whole_games_and_has_the_right_sign():

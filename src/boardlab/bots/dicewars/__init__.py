@@ -1,3 +1,3 @@
 """The Dice Wars course's reference bots, reimplemented from their documented behaviour
-(rules-dicewars.md): one small module each, plain Python. :mod:`boardlab.games.dicewars.kernel`
+(rules-dicewars.md): one small module each, plain Python. :mod:`boardlab.bots.dicewars.compiled`
 holds their compiled twins for fast bot games; the tests check both choose alike."""

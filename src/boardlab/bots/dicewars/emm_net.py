@@ -1,7 +1,7 @@
 """``dw-emm:leaf=net``: the win-probability network (issue 18, part 2) as the search's leaf value.
 
 A leaf is worth, to every seat, the network's chance that the seat wins from the leaf's board
-(:mod:`boardlab.nn.dicewars_net`, the study's 552 inputs with the turn count the position
+(:mod:`boardlab.bots.dicewars.network`, the study's 552 inputs with the turn count the position
 carries). A won game stays worth 1, as with the score leaf.
 
 Why two passes: one board through the 1024-1024 network costs a fraction of a millisecond on a
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from boardlab.bots.dicewars.features import adjacency_bits, features
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import load_once_per_version
-from boardlab.nn.dicewars_features import adjacency_bits, features
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent.parent / "models" / "dicewars-winprob.pt"
 _MODELS: dict[tuple, tuple] = {}
@@ -30,10 +30,10 @@ _MODELS: dict[tuple, tuple] = {}
 
 def load_model(path: str | Path | None):
     """The network and its config, loaded once per file version (path, size, mtime)."""
-    from boardlab.nn import dicewars_net
+    from boardlab.bots.dicewars import network
 
     path = Path(path) if path else DEFAULT_MODEL
-    return load_once_per_version(_MODELS, path, lambda p: dicewars_net.load(p)[:2],
+    return load_once_per_version(_MODELS, path, lambda p: network.load(p)[:2],
                                  f"dw-emm: no win-probability network at {path} (net=PATH: a model of boardlab train dicewars-winprob)")
 
 

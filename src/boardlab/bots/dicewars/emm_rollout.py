@@ -26,8 +26,9 @@ from typing import Callable
 
 import numpy as np
 
+from boardlab.bots.dicewars import compiled as K
 from boardlab.core.rng import kernel_rng
-from boardlab.games.dicewars import kernel as K
+from boardlab.games.dicewars.kernel import WIN_TABLE, adjacency_table
 
 #: weight of the score leaf beside the win share (ties only: one rollout is worth 1/rollouts)
 TIE_BREAK = 1e-3
@@ -48,7 +49,7 @@ class RolloutLeaf:
     def __init__(self, adjacent, players: int, rollouts: int, policies: np.ndarray, seed: int,
                  tie_break: Callable[[object], list[float]]) -> None:
         self.tie_break = tie_break
-        self.adj, self.deg = K.adjacency_table(adjacent)
+        self.adj, self.deg = adjacency_table(adjacent)
         self.players = players
         self.policies = np.asarray(policies, dtype=np.int64)  # the kernel policy of each seat
         # one list of random streams for every leaf of the decision: common random numbers
@@ -65,7 +66,7 @@ class RolloutLeaf:
         scal[0], scal[6], scal[7] = pos.player, pos.battles, pos.attacks
         self.wins[:] = 0
         K.continuations(owner, np.array(pos.dice, dtype=np.int64), np.array(pos.reserve, dtype=np.int64), scal,
-                        self.adj, self.deg, self.policies, self.players, K.WIN_TABLE, K.WPM_TABLE, self.starts, self.wins)
+                        self.adj, self.deg, self.policies, self.players, WIN_TABLE, K.WPM_TABLE, self.starts, self.wins)
         self.evaluated += 1
         score = self.tie_break(pos)
         return [w / len(self.starts) + TIE_BREAK * v for w, v in zip(self.wins.tolist(), score)]

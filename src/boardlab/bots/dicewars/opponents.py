@@ -2,7 +2,7 @@
 
 Dice Wars hides nothing: every attack and every end of turn is in the game's history. Replaying
 it, each decision of another player is scored under every candidate bot (the compiled twins of
-:mod:`boardlab.games.dicewars.kernel`): a deterministic bot (dt.ste, dt.stei, dt.sdc, dt.wpm_c
+:mod:`boardlab.bots.dicewars.compiled`): a deterministic bot (dt.ste, dt.stei, dt.sdc, dt.wpm_c
 with and without the course's quirks) either makes the move it would make or is nearly ruled out
 (probability :data:`SLIP` for a move it would not make); dt.rand and the template bot attack
 uniformly at random (the template at most twice a turn) and never end a turn early. A seat plays
@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
+from boardlab.bots.dicewars import compiled as K
 from boardlab.core.errors import BoardlabError
-from boardlab.games.dicewars import kernel as K
 from boardlab.games.dicewars.state import END_TURN, PLAY
 
 #: the candidates, by the name their bot has in the registry
@@ -43,7 +43,7 @@ class OpponentModel:
 
     def __init__(self, game, me: int) -> None:
         self.game, self.me = game, me
-        self.kernel = game.playout_kernel()
+        self.bots = K.CompiledBots(game)
         self.names = list(CANDIDATES)
         self.codes = np.array([CANDIDATES[n] for n in self.names], dtype=np.int64)
         self.loglik = np.zeros((game.players, len(self.names)))
@@ -85,7 +85,7 @@ class OpponentModel:
                 else:
                     ok, chance = action != END_TURN, 1.0 / attacks
             else:
-                ok, chance = self.kernel.choose(int(code), shadow) == action, 1.0 - SLIP
+                ok, chance = self.bots.choose(int(code), shadow) == action, 1.0 - SLIP
             self.loglik[p, i] += math.log(chance if ok else SLIP)
             self.agree[p, i] += ok
 

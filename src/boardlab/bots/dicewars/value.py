@@ -8,11 +8,11 @@ other player's largest region and dice share and the sum of the other players' l
 (what an attack must gain, in value, to be made) and a bonus for attacking from 8 dice (the
 reinforcement cannot add to such an area).
 
-The weights are trained (``boardlab train dicewars-value``, :mod:`boardlab.experiments.dicewars_value`):
-the greedy bot of the value (the compiled ``VALUE`` policy of :mod:`boardlab.games.dicewars.kernel`,
+The weights are trained (``boardlab train dicewars-value``, :mod:`boardlab.studies.dicewars.value_tuning`):
+the greedy bot of the value (the compiled ``VALUE`` policy of :mod:`boardlab.bots.dicewars.compiled`,
 which makes the attack of the largest expected gain) plays thousands of games against the reference
 bots for every candidate set of weights, and the weights that win most are kept. The same function is
-compiled (:func:`~boardlab.games.dicewars.kernel.board_value`) and plain here (the search's leaf);
+compiled (:func:`~boardlab.bots.dicewars.compiled.board_value`) and plain here (the search's leaf);
 a test checks that both give the same values.
 """
 
@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from boardlab.bots.dicewars import compiled as K
 from boardlab.bots.dicewars.emm_search import regions_by_player
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import load_once_per_version
-from boardlab.games.dicewars import kernel as K
 from boardlab.games.dicewars.probabilities import WIN
 
 TERMS = K.VALUE_TERMS
@@ -82,7 +82,7 @@ def weights_for(model: dict[str, Any], players: int) -> np.ndarray:
 
 
 def bot_weights(model: dict[str, Any] | None = None) -> np.ndarray:
-    """The compiled bots' weights table (:data:`~boardlab.games.dicewars.kernel.WPM_TABLE`) with the
+    """The compiled bots' weights table (:data:`~boardlab.bots.dicewars.compiled.WPM_TABLE`) with the
     VALUE bot's weights filled in for every number of players."""
     model = load_model() if model is None else model
     table = K.WPM_TABLE.copy()
@@ -92,7 +92,7 @@ def bot_weights(model: dict[str, Any] | None = None) -> np.ndarray:
 
 
 def board_values(owner, dice, adjacent, players: int, who, w) -> list[float]:
-    """The board value (:func:`boardlab.games.dicewars.kernel.board_value`) of every player in
+    """The board value (:func:`boardlab.bots.dicewars.compiled.board_value`) of every player in
     ``who`` (the others' entries are 0), in plain Python over lists."""
     n = len(owner)
     best, count = regions_by_player(owner, adjacent, players)

@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 
 from boardlab.bots.dicewars.common import DiceWarsBot, attack_probability, possible_attacks
+from boardlab.bots.dicewars.compiled import WPM_WEIGHTS
 from boardlab.core.params import Option
-from boardlab.games.dicewars.kernel import WPM_WEIGHTS
 
 
 def _sigmoid(x: float) -> float:

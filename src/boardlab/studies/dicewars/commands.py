@@ -1,6 +1,7 @@
-"""``boardlab experiment dicewars-tournament``: the Dice Wars course's seat-fair tournament.
+"""``boardlab experiment dicewars-tournament``: the Dice Wars course's seat-fair tournament, and
+``boardlab experiment dicewars-emm``: dw-emm against the course's bots.
 
-The work is in :mod:`boardlab.experiments.dicewars_tournament`.
+The work is in :mod:`.tournament` and :mod:`.emm_experiment`.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def run(
     from boardlab.arena.backends import default_workers
     from boardlab.arena.store import ResultStore
     from boardlab.core.records import write_atomic
-    from boardlab.experiments.dicewars_tournament import DEFAULT_AGENTS, configure, full_report, markdown_table
-    from boardlab.experiments.dicewars_tournament import run as play
+    from boardlab.studies.dicewars.tournament import DEFAULT_AGENTS, configure, full_report, markdown_table
+    from boardlab.studies.dicewars.tournament import run as play
 
     from boardlab.core.files import check_output_file
 
@@ -57,7 +58,7 @@ def run(
         check_output_file(markdown, "--markdown")
     config = configure(boards, tuple(agents) if agents else DEFAULT_AGENTS, players, seed, game)
     if compiled_boards > 0:
-        from boardlab.experiments.dicewars_tournament import kernel_policy
+        from boardlab.studies.dicewars.tournament import kernel_policy
 
         for spec in config.agents:
             kernel_policy(spec)  # every bot needs a compiled twin: say so before any game is played
@@ -76,7 +77,7 @@ def run(
         report = full_report(store, config)
         report["store"] = str(store.path)
     if compiled_boards > 0:
-        from boardlab.experiments.dicewars_tournament import compiled_estimate
+        from boardlab.studies.dicewars.tournament import compiled_estimate
 
         report["compiled"] = compiled_estimate(compiled_boards, config.agents, players, seed, game)
     report["seconds"] = time.perf_counter() - start
@@ -125,7 +126,7 @@ def emm(
     from boardlab.arena.store import ResultStore
     from boardlab.core.files import check_output_file
     from boardlab.core.records import write_atomic
-    from boardlab.experiments.dicewars_emm import configs, markdown as tables, run_all
+    from boardlab.studies.dicewars.emm_experiment import configs, markdown as tables, run_all
 
     if store_path is not None:
         check_output_file(store_path, "--store")

@@ -9,7 +9,7 @@ in the tuned seat against the reference bots, and moves the mean and the spread 
 the run keeps the last mean (not the best on validation, which would choose on the validation
 games).
 
-Games are those of the compiled engine (:func:`boardlab.games.dicewars.kernel.play`): a 4-player
+Games are those of the compiled engine (:func:`boardlab.bots.dicewars.compiled.play`): a 4-player
 game takes about a millisecond, so a generation of 24 candidates on 300 boards (1,200 games each)
 takes about half a minute of one core. A run is resumable: its state after every generation is
 written atomically beside the weights file and read back by the same command.
@@ -26,11 +26,12 @@ import numpy as np
 from numba import njit
 
 from boardlab.arena.stats import wilson
+from boardlab.bots.dicewars import compiled as K
 from boardlab.bots.dicewars import value as V
 from boardlab.core.errors import BoardlabError
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed, kernel_rng
-from boardlab.games.dicewars import kernel as K
+from boardlab.games.dicewars.kernel import WIN_TABLE, adjacency_table, deal
 
 #: where the search starts: the largest region, the dice share and the hold estimate as the score
 #: leaf weighs them, the rest near zero; and how widely it looks at first
@@ -64,7 +65,7 @@ class TuneConfig:
         for name in ("generations", "boards", "validation_boards", "maps"):
             if getattr(self, name) < 1:
                 raise BoardlabError(f"--{name.replace('_', '-')} must be at least 1")
-        from boardlab.experiments.dicewars_tournament import kernel_policy
+        from boardlab.studies.dicewars.tournament import kernel_policy
 
         for spec in self.opponents:
             kernel_policy(spec)  # the games are compiled: every opponent needs its compiled twin
@@ -89,7 +90,7 @@ def play_rotations(adjs, degs, sizes, starts, players, lineup, win, table, wins)
             rng[0] = starts[i]
             owner = np.empty(n, dtype=np.int64)
             dice = np.empty(n, dtype=np.int64)
-            K.deal(owner, dice, players, False, rng)
+            deal(owner, dice, players, False, rng)
             reserve[:] = 0
             scal[:] = 0
             code, winner = K.play(owner, dice, reserve, adj, deg, scal, policies, players, win, table, rng, 10**9)
@@ -102,7 +103,7 @@ class Games:
     """The maps and the compiled lineup of a run: plays weight vectors in the tuned seat."""
 
     def __init__(self, config: TuneConfig, game) -> None:
-        from boardlab.experiments.dicewars_tournament import kernel_policy
+        from boardlab.studies.dicewars.tournament import kernel_policy
 
         self.config = config
         self.lineup = np.array([K.VALUE] + [kernel_policy(spec) for spec in config.opponents], dtype=np.int64)
@@ -112,7 +113,7 @@ class Games:
     @staticmethod
     def _maps(game, base: int, count: int):
         maps = [game.map_for(base + i) for i in range(count)]
-        tables = [K.adjacency_table(m.adjacent) for m in maps]
+        tables = [adjacency_table(m.adjacent) for m in maps]
         n_max = max(m.areas for m in maps)
         width = max(adj.shape[1] for adj, _ in tables)
         adjs = np.full((count, n_max, width), -1, dtype=np.int64)
@@ -130,7 +131,7 @@ class Games:
         wins = np.zeros(self.config.players, dtype=np.int64)
         maps = self.validation_maps if validation else self.train_maps
         play_rotations(*maps, starts, self.config.players, self.lineup if lineup is None else lineup,
-                       K.WIN_TABLE, table, wins)
+                       WIN_TABLE, table, wins)
         return wins
 
 
@@ -206,7 +207,7 @@ def tune(config: TuneConfig, game, run_file: Path,
 
 def baseline(config: TuneConfig, game, spec: str = "dw-ste") -> dict[str, Any]:
     """What a reference bot wins in the tuned seat on the validation games (the same boards, seats and dice)."""
-    from boardlab.experiments.dicewars_tournament import kernel_policy
+    from boardlab.studies.dicewars.tournament import kernel_policy
 
     games = Games(config, game)
     lineup = games.lineup.copy()

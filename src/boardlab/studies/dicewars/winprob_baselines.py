@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from boardlab.games.dicewars.kernel import WPM_WEIGHTS
+from boardlab.bots.dicewars.compiled import WPM_WEIGHTS
 
 L2 = 1e-4  # a touch of ridge so that a degenerate tiny training set still has a finite fit
 

@@ -1,13 +1,13 @@
 """Training and judging the Dice Wars win-probability network on held-out games (issue 18, part 2).
 
-The data are every board of seat-fair reference-bot games (:mod:`.dicewars_winprob`), cancelled
+The data are every board of seat-fair reference-bot games (:mod:`.winprob_data`), cancelled
 games left out (no winner to learn). The split is **by board group**: the rotations of one
 schedule board share its map, first position and dice stream, so all of them go to the same side
 and no game (nor its rotated twins) is seen both in training and in the test. ``split="board"``
 is the study's split instead: boards shuffled and cut, so a game's boards land on both sides.
 The validation set that stops training is carved the same way out of the training side.
 
-Every forecast (the network and the baselines of :mod:`.dicewars_winprob_baselines`) is judged
+Every forecast (the network and the baselines of :mod:`.winprob_baselines`) is judged
 on the same test boards: log-loss, Brier score, accuracy, ECE, overall and per phase. Two
 phase cuts, because they mean different things: the number of players still alive (4, 3, 2:
 the game's structure changes with each elimination, and a 2-player endgame is mostly decided),
@@ -25,11 +25,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from boardlab.bots.dicewars.features import features
 from boardlab.core.errors import BoardlabError, FormatError
-from boardlab.experiments import dicewars_winprob_baselines as baselines
-from boardlab.experiments import winprob_metrics as metrics
-from boardlab.experiments.dicewars_winprob import COURSE_POOL, generate, split_by_board, split_by_game
-from boardlab.nn.dicewars_features import features
+from boardlab.studies.dicewars import winprob_baselines as baselines
+from boardlab.studies.dicewars import winprob_metrics as metrics
+from boardlab.studies.dicewars.winprob_data import COURSE_POOL, generate, split_by_board, split_by_game
 
 SPLITS = ("game", "board")
 ALIVE_PHASES = {4: "4 alive", 3: "3 alive", 2: "2 alive"}
@@ -128,7 +128,8 @@ def run(data: dict[str, np.ndarray], config, how: str = "game", test_fraction: f
     Returns the model and the metrics (JSON-ready)."""
     import torch
 
-    from boardlab.nn import dicewars_net
+    from boardlab.bots.dicewars import network
+    from boardlab.studies.dicewars import winprob_training
 
     if every < 1:
         raise BoardlabError(f"--every must be 1 or more, not {every}")
@@ -138,11 +139,11 @@ def run(data: dict[str, np.ndarray], config, how: str = "game", test_fraction: f
     torch.set_num_threads(1)  # the house rule: one core for long jobs
     try:
         cpu, wall = time.process_time(), time.perf_counter()
-        model, fit = dicewars_net.train(config, rows["x"][parts["train"]], rows["y"][parts["train"]],
-                                        rows["x"][parts["validation"]], rows["y"][parts["validation"]], on_epoch)
+        model, fit = winprob_training.train(config, rows["x"][parts["train"]], rows["y"][parts["train"]],
+                                           rows["x"][parts["validation"]], rows["y"][parts["validation"]], on_epoch)
         train_cpu, train_wall = time.process_time() - cpu, time.perf_counter() - wall
         test = parts["test"]
-        forecasts = {"net": dicewars_net.probabilities(model, rows["x"][test])}
+        forecasts = {"net": network.probabilities(model, rows["x"][test])}
     finally:
         torch.set_num_threads(threads)
     fitted = parts["train"]  # the baselines fit on the network's training boards (its validation boards unused)
@@ -157,7 +158,7 @@ def run(data: dict[str, np.ndarray], config, how: str = "game", test_fraction: f
         "sizes": {k: {"boards": int(len(v)), "games": games[k]} for k, v in parts.items()},
         "test_games_also_in_training": shared,
         "training": {**fit, "cpu_seconds": train_cpu, "wall_seconds": train_wall,
-                     "train_log_loss": dicewars_net.mean_log_loss(model, rows["x"][parts["train"]], rows["y"][parts["train"]])},
+                     "train_log_loss": winprob_training.mean_log_loss(model, rows["x"][parts["train"]], rows["y"][parts["train"]])},
         "baseline_weights": weights,
         "test": judge(forecasts, rows, test),
         "test_gap": gaps(forecasts, rows, test),
@@ -204,9 +205,9 @@ def held_out(model_path: Path, data_path: Path | None = None) -> dict[str, Any]:
     """A saved model's figures on the test side of the split it was trained with (the games are played
     again from the seeds in the model file, or read from ``data_path``), beside the baselines refitted
     on its training side."""
-    from boardlab.nn import dicewars_net
+    from boardlab.bots.dicewars import network
 
-    model, config, extra = dicewars_net.load(model_path)
+    model, config, extra = network.load(model_path)
     try:
         boards, data_seed, how = int(extra["boards"]), int(extra["data_seed"]), str(extra["split"])
         every = int(extra.get("every", 1))
@@ -217,7 +218,7 @@ def held_out(model_path: Path, data_path: Path | None = None) -> dict[str, Any]:
     rows = prepared(data, config.players, every)
     parts = split(rows, how, test_fraction, validation_fraction, config.seed)
     test, fitted = parts["test"], parts["train"]
-    forecasts = {"net": dicewars_net.probabilities(model, rows["x"][test])}
+    forecasts = {"net": network.probabilities(model, rows["x"][test])}
     region, dice = baselines.regions_and_dice(rows["owner"], rows["dice"], rows["game"], data["adjacency"], config.players)
     weights = baselines.fit_all(region[fitted], dice[fitted], rows["y"][fitted], rows["areas"])
     forecasts.update(baselines.predict_all(weights, region[test], dice[test], rows["areas"]))

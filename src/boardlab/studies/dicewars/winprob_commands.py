@@ -1,6 +1,6 @@
 """``boardlab train dicewars-winprob``: a win-probability network on the SUI study's inputs, judged on held-out games.
 
-The work is in :mod:`boardlab.experiments.dicewars_winprob_study`. Not resumable, because it need
+The work is in :mod:`.winprob_study`. Not resumable, because it need
 not be: the games take seconds (compiled bots) and can be kept with ``--data``, and the default
 run is under 4 minutes of one core (136 s of it training, docs/dicewars-winprob.md).
 """
@@ -78,19 +78,19 @@ def train(
     )] = False,
 ) -> None:
     """Train a network on the study's 552 inputs from the boards of seat-fair reference-bot games and judge it on held-out games against two baselines, e.g. [b]boardlab train dicewars-winprob --out models/dicewars-winprob.pt[/] (the regions network) or [b]--arch study[/] (the study's 552-1024-1024-4)."""
+    from boardlab.bots.dicewars import network
+    from boardlab.core.config import build
     from boardlab.core.records import write_atomic
-    from boardlab.experiments import dicewars_winprob_study as study
-    from boardlab.experiments.winprob_metrics import reliability_png
-    from boardlab.nn import dicewars_net
+    from boardlab.studies.dicewars import winprob_study as study
+    from boardlab.studies.dicewars.winprob_metrics import reliability_png
 
     if arch not in ARCH_DEFAULTS:
         raise BoardlabError(f"--arch must be one of {', '.join(ARCH_DEFAULTS)}, not {arch!r}")
     hidden = ARCH_DEFAULTS[arch]["hidden"] if hidden is None else hidden
     dropout = ARCH_DEFAULTS[arch]["dropout"] if dropout is None else dropout
     every = ARCH_DEFAULTS[arch]["every"] if every is None else every
-    config = dicewars_net.NetConfig(arch=arch, hidden=hidden, dropout=dropout, batch_size=batch_size, lr=lr, max_epochs=max_epochs,
-                                    patience=patience, seed=seed, permute_areas=permute_areas)
-    config.check()
+    config = build(network.NetConfig, "train dicewars-winprob", arch=arch, hidden=hidden, dropout=dropout, batch_size=batch_size,
+                   lr=lr, max_epochs=max_epochs, patience=patience, seed=seed, permute_areas=permute_areas)
     if split not in study.SPLITS:
         raise BoardlabError(f"--split must be one of {', '.join(study.SPLITS)}, not {split!r}")
     output_file(out, "--out")
@@ -111,9 +111,9 @@ def train(
                + (" --permute-areas" if permute_areas else ""))
     result = {"model": str(out), "metrics_file": str(metrics_file), "reliability_png": str(png),
               "command": command, **result}
-    dicewars_net.save(out, model, config, {"split": split, "boards": boards, "data_seed": data_seed, "every": every,
-                                           "test_fraction": test_fraction, "validation_fraction": validation_fraction,
-                                           "command": command})
+    network.save(out, model, config, {"split": split, "boards": boards, "data_seed": data_seed, "every": every,
+                                      "test_fraction": test_fraction, "validation_fraction": validation_fraction,
+                                      "command": command})
     reliability_png({name: result["test"][name]["reliability"] for name in FORECASTS}, png,
                     f"held-out boards, split by {split}")
     import json
@@ -142,7 +142,7 @@ def evaluate(
 ) -> None:
     """The model's held-out figures again: its test games (played again from its seeds) and the baselines refitted on its training games."""
     from boardlab.core.records import write_atomic
-    from boardlab.experiments import dicewars_winprob_study as study
+    from boardlab.studies.dicewars import winprob_study as study
 
     for path, option in ((data, "--data"), (markdown, "--markdown")):
         if path is not None:
@@ -159,7 +159,7 @@ def evaluate(
 
 
 def _recognises(path: Path) -> bool:
-    from boardlab.nn.dicewars_net import is_checkpoint
+    from boardlab.bots.dicewars.network import is_checkpoint
 
     return is_checkpoint(path)
 

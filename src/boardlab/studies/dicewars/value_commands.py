@@ -1,6 +1,6 @@
 """``boardlab train dicewars-value``: the weights of dw-emm's trained board value (``leaf=value``).
 
-The work is in :mod:`boardlab.experiments.dicewars_value`. Resumable: the run's state is written after
+The work is in :mod:`.value_tuning`. Resumable: the run's state is written after
 every generation to NAME.run-Pp.json beside the weights file, and the same command goes on from it.
 """
 
@@ -36,7 +36,7 @@ def train(
 ) -> None:
     """Tune the board value of [b]dw-emm:leaf=value[/] by the games its greedy bot wins against the reference bots (compiled, seat-fair, the same games for every candidate), e.g. [b]boardlab train dicewars-value --players 4[/] and [b]--players 2[/] into one file."""
     from boardlab.arena.tournament import game_for_players
-    from boardlab.experiments import dicewars_value as recipe_work
+    from boardlab.studies.dicewars import value_tuning as recipe_work
 
     opponents = tuple(opponent) if opponent else recipe_work.DEFAULT_OPPONENTS.get(players, ("dw-ste",) * (players - 1))
     config = recipe_work.TuneConfig(players=players, opponents=opponents, generations=generations, population=population,

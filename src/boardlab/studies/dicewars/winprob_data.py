@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from boardlab.nn.dicewars_features import adjacency_bits
+from boardlab.bots.dicewars.features import adjacency_bits
 
 COURSE_POOL = ("dw-ste", "dw-sdc", "dw-wpm", "dw-template", "dw-rand")
 
@@ -26,8 +26,9 @@ COURSE_POOL = ("dw-ste", "dw-sdc", "dw-wpm", "dw-template", "dw-rand")
 def play_noting_boards(game, seed: int, policies: Sequence[int], rng_seed: int) -> dict[str, Any]:
     """One compiled game from ``game.new_initial_state(seed)``: the board after every battle
     (owners, dice, player turns ended so far) and the winner (-1: cancelled)."""
+    from boardlab.bots.dicewars.compiled import WPM_TABLE, play
     from boardlab.core.rng import kernel_rng
-    from boardlab.games.dicewars.kernel import WIN_TABLE, WPM_TABLE, play
+    from boardlab.games.dicewars.kernel import WIN_TABLE
 
     state = game.new_initial_state(seed)
     kern = game.playout_kernel()
@@ -61,7 +62,7 @@ def generate(boards: int, seed: int, agents: Sequence[str] = COURSE_POOL, game_s
     from boardlab.arena.schedule import make_schedule
     from boardlab.arena.tournament import game_for_players
     from boardlab.core.rng import derive_seed
-    from boardlab.experiments.dicewars_tournament import kernel_policy
+    from boardlab.studies.dicewars.tournament import kernel_policy
 
     game = game_for_players(game_spec, 4)
     policies = [kernel_policy(a) for a in agents]

@@ -115,7 +115,7 @@ def search_facts(results: Sequence[GameResult], number: int) -> dict[str, Any] |
 def kernel_policy(spec: str) -> int:
     """The compiled twin of a bot spec (``dw-wpm:quirks=false`` is ``dw-wpm-fixed``)."""
     from boardlab.agents.registry import make_agent
-    from boardlab.games.dicewars.kernel import POLICIES, WPM, WPM_FIXED
+    from boardlab.bots.dicewars.compiled import POLICIES, WPM, WPM_FIXED
 
     agent = make_agent(spec)
     if agent.name == "dw-wpm":
@@ -133,17 +133,18 @@ def compiled_estimate(boards: int, agents: Sequence[str] = DEFAULT_AGENTS, playe
     (the compiled engine's own stream, so not the same games as the Python arena's)."""
     from boardlab.arena.schedule import make_schedule
     from boardlab.arena.tournament import game_for_players
+    from boardlab.bots.dicewars.compiled import CompiledBots
     from boardlab.core.rng import derive_seed
 
     the_game = game_for_players(game, players)
-    kern = the_game.playout_kernel()
+    bots = CompiledBots(the_game)
     policies = [kernel_policy(a) for a in agents]
     wins = [0] * len(agents)
     games = [0] * len(agents)
     schedule = make_schedule(len(agents), players, boards, "rotations", seed)
     for scheduled in schedule:
         board = the_game.new_initial_state(scheduled.seed).map
-        result = kern.bot_games([board], 1, [policies[a] for a in scheduled.seats],
+        result = bots.bot_games([board], 1, [policies[a] for a in scheduled.seats],
                                 seed=derive_seed(scheduled.seed, "compiled"))
         for seat, a in enumerate(scheduled.seats):
             games[a] += 1

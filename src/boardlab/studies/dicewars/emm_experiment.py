@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 from boardlab.arena.store import GameResult, ResultStore
 from boardlab.arena.tournament import TournamentConfig
 from boardlab.core.errors import BoardlabError
-from boardlab.experiments.dicewars_tournament import COURSE_RESULT, DEFAULT_AGENTS, configure, full_report, run
+from boardlab.studies.dicewars.tournament import COURSE_RESULT, DEFAULT_AGENTS, configure, full_report, run
 
 FOUR_OPPONENTS = ("dw-ste", "dw-sdc", "dw-wpm")
 PAIRED_OPPONENTS = ("dw-sdc", "dw-wpm", "dw-stei")
