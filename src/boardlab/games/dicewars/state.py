@@ -306,7 +306,7 @@ class DiceWars(Game):
         return "dw-emm"
 
     def playout_kernel(self):
-        """The compiled (numba) engine: random playouts for MCTS, whole bot games for the arena."""
+        """The compiled (numba) rules and random playouts for MCTS (the bots' compiled games: :mod:`boardlab.bots.dicewars.compiled`)."""
         if self._kernel is None:
             from boardlab.games.dicewars.kernel import DiceWarsKernel
 
