@@ -50,7 +50,7 @@ class NewGame(BaseModel):
     game: Annotated[StrictStr, Field(min_length=1, max_length=200, description="game spec, e.g. connect4:rows=6,cols=7,k=4")]
     mode: Annotated[StrictStr, Field(max_length=32, description="human-ai, ai-ai or human-human")] = "human-ai"
     ai: AISettings | Annotated[list[AISettings], Field(min_length=1, max_length=16)] = Field(
-        default_factory=lambda: AISettings(agent="random"), description="one seat's AI settings for every AI seat, or a list used in turn")
+        default_factory=lambda: AISettings.model_validate({"agent": "random"}), description="one seat's AI settings for every AI seat, or a list used in turn")
     human_seat: Annotated[StrictInt, Field(ge=0, le=64)] | None = Field(None, description="the person's seat in human-ai mode (default: the seat to move first)")
     seed: Annotated[StrictInt, Field(ge=0, lt=2**63)] | None = None
     position: Annotated[StrictStr, Field(max_length=10_000)] | None = Field(None, description="start from this position, in the game's notation (e.g. a FEN)")
