@@ -28,7 +28,7 @@ def test_openspiel_games_and_agents_name_the_extra(without):
         make_agent("openspiel-mcts", make("connect4"))
     assert "openspiel" in game_names()  # still listed: the entry point is there, the game says what it needs
 
-    from boardlab.web.app import game_catalogue
+    from boardlab.web.routes.catalogue import game_catalogue
 
     catalogue = game_catalogue()
     assert "openspiel" not in [g["name"] for g in catalogue]  # the page offers only what can be played

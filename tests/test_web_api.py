@@ -315,7 +315,7 @@ def test_the_catalogue_loads_no_torch():
     import subprocess
     import sys
 
-    code = ("import sys; from boardlab.web.app import game_catalogue, agent_catalogue; "
+    code = ("import sys; from boardlab.web.routes.catalogue import game_catalogue, agent_catalogue; "
             "game_catalogue(); agent_catalogue(); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -18,8 +18,9 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boardlab.web.app import Move, NewGame, create_app
+from boardlab.web.app import create_app
 from boardlab.web.limits import ServerLimits
+from boardlab.web.routes.games import Move, NewGame
 
 #: a request that takes longer than this hangs (the slowest legitimate one, a default
 #: mcts move or a game set-up that loads compiled code, takes a second or two)

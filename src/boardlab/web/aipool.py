@@ -253,7 +253,7 @@ class AIPool:
         with self._lock:
             # drop the pipes and stop events now: their semaphores are released with them
             for worker in workers:
-                worker.stop = worker.conn = None  # type: ignore[assignment]
+                worker.stop = worker.conn = None
             self._workers = {index: None for index in self._workers}
 
     # --- the dispatchers ---------------------------------------------------------
@@ -378,7 +378,7 @@ class AIPool:
             if stop_sent_at is None:
                 if job.cancelled:
                     stopped_for = "cancel"
-                elif job.wall is not None and now - job.started_at > job.wall:
+                elif job.wall is not None and now - (job.started_at or job.queued_at) > job.wall:
                     stopped_for = "time"
                 if stopped_for is None and now >= next_memory_check:
                     next_memory_check = now + 0.1

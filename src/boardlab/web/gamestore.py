@@ -102,6 +102,7 @@ class SessionStore:
     def _conn(self) -> sqlite3.Connection:
         if self.db is None:
             self.open()
+        assert self.db is not None  # open() connected, or raised
         return self.db
 
     def close(self) -> None:

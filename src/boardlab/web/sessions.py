@@ -351,6 +351,7 @@ class GameSession:
             if (action is None) == (move is None):
                 raise SpecError("give exactly one of 'action' (an integer) or 'move' (its text)")
             if action is None:
+                assert move is not None  # exactly one of the two, checked above
                 action = self.state.string_to_action(move)
             if action not in self.state.legal_actions():
                 raise self.state._illegal(action)

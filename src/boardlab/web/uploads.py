@@ -153,6 +153,7 @@ class UploadStore:
             raise TooLarge(f"{name}: {declared} bytes is over the upload limit of {self.max_upload} bytes (boardlab serve --max-upload)")
         self.sweep()
         self.open()
+        assert self.folder is not None  # open() made it
         upload_id = secrets.token_hex(12)
         return Incoming(self, upload_id, name, self.folder / f"{upload_id}{suffix}")
 

@@ -133,7 +133,7 @@ class Chess(Game):
         long_name="Chess",
         player_names=COLOR_NAMES,
         player_colors=("#d9d9d9", "#1e1e1e"),
-        renderer="boardlab.games:web/chess.js",
+        renderer="boardlab.games:chess/board.js",
         provides=frozenset({"observation_tensor"}),
     )
     parameters = {

@@ -60,7 +60,7 @@ class ConnectFour(Game):
         long_name="Connect Four",
         player_names=("Red", "Yellow"),
         player_colors=("#d8342c", "#f2c12e"),  # the discs on the page
-        renderer="boardlab.games:web/connect4.js",
+        renderer="boardlab.games:connect4/board.js",
         provides=frozenset({"observation_tensor", "symmetries", "compiled_playouts", "compiled_uct", "compiled_puct",
                             "grading_solver"}),
     )

@@ -141,7 +141,7 @@ class DiceWars(Game):
         provides_scores=True,  # the largest connected region, the engine's "score"
         player_names=("Purple", "Lime", "Green", "Pink", "Orange", "Cyan", "Yellow", "Red"),
         player_colors=("#b37ffe", "#b3ff01", "#009302", "#ff7ffe", "#ff7f01", "#b3fffe", "#ffff01", "#ff5858"),
-        renderer="boardlab.games:web/dicewars.js",
+        renderer="boardlab.games:dicewars/board.js",
         provides=frozenset({"observation_tensor", "compiled_playouts"}),
     )
     parameters = {

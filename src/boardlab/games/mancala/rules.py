@@ -81,7 +81,7 @@ class Mancala(Game):
         long_name="Mancala (Kalah)",
         player_names=PLAYER_NAMES,
         player_colors=("#2b5fab", "#e07b24"),
-        renderer="boardlab.games:web/mancala.js",
+        renderer="boardlab.games:mancala/board.js",
         provides=frozenset({"observation_tensor", "compiled_playouts"}),
     )
     parameters = {

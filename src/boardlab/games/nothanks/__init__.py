@@ -1,4 +1,4 @@
-"""No Thanks! for 3 to 7 players: the rules (:mod:`.rules`); the web board is ``games/web/nothanks.js``."""
+"""No Thanks! for 3 to 7 players: the rules (:mod:`.rules`); its board in the browser is ``board.js``, beside it."""
 
 from boardlab.games.nothanks.rules import (
     ACTION_NAMES,

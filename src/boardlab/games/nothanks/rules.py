@@ -126,7 +126,7 @@ class NoThanks(Game):
         provides_scores=True,
         player_names=tuple(f"Player {p + 1}" for p in range(7)),
         player_colors=("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"),
-        renderer="boardlab.games:web/nothanks.js",
+        renderer="boardlab.games:nothanks/board.js",
         provides=frozenset({"observation_tensor", "information_state_string"}),
         min_utility=0.0,  # a win is 1, shared among the winners
     )

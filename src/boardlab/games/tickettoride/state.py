@@ -188,7 +188,7 @@ class TicketToRide(Game):
         provides_scores=True,
         player_names=PLAYER_NAMES,
         player_colors=PLAYER_COLOURS,
-        renderer="boardlab.games:web/tickettoride.js",
+        renderer="boardlab.games:tickettoride/board.js",
         provides=frozenset({"observation_tensor", "information_state_string", "compiled_playouts"}),
         min_utility=0.0,  # a win is 1, shared among the winners
     )

@@ -8,6 +8,7 @@
 //
 // Every request about a game names the game it was made for; a reply for a game that is no
 // longer shown is dropped (counted in body[data-dropped]) and never switches the page back.
+import { el } from "./boardkit.js";
 import { ensureRenderer, playerName, renderBoard, scoresOf, setCatalogue } from "./boards.js";
 import { TreeViewer } from "./viewer.js";
 
@@ -178,14 +179,13 @@ function gameChosen() {
 
 // one input for a declared option (game parameter or agent option), its help as tooltip
 function optionInput(option, value, id, dataKey) {
-  const label = document.createElement("label");
+  const label = el("label", "option");
   label.title = option.help || "";
-  label.className = "option";
   let input;
   if (option.type === "bool") {
-    input = Object.assign(document.createElement("input"), { type: "checkbox", checked: value === true || value === "true" });
+    input = Object.assign(el("input"), { type: "checkbox", checked: value === true || value === "true" });
   } else {
-    input = document.createElement("input");
+    input = el("input");
     if (option.type === "int" || option.type === "float") {
       input.type = "number";
       input.step = option.type === "int" ? "1" : "any";
@@ -214,10 +214,9 @@ function showParams(game) {
 
 // the eval option: the game's evaluators, or random playouts
 function evalSelect(option, value, game) {
-  const label = document.createElement("label");
-  label.className = "option";
+  const label = el("label", "option");
   label.title = option.help || "";
-  const select = document.createElement("select");
+  const select = el("select");
   select.id = "ai-eval";
   select.dataset.option = option.name;
   select.dataset.type = "eval";
@@ -494,15 +493,11 @@ function drawGame() {
   turn.replaceChildren();
   drawResult();
   if (game.terminal) {
-    const span = document.createElement("span");
-    span.className = "result";
-    span.textContent = `Game over: ${$("result").textContent}`;
-    turn.appendChild(span);
+    turn.appendChild(el("span", "result", `Game over: ${$("result").textContent}`));
   } else {
     const who = playerName(game, game.to_move);
     const kind = game.seats[game.to_move] === "human" ? (game.mode === "human-human" ? "to play" : "your move") : `AI (${game.seats[game.to_move]})`;
-    const swatch = document.createElement("span");
-    swatch.className = "seat-swatch";
+    const swatch = el("span", "seat-swatch");
     if (game.player_colors && game.player_colors[game.to_move]) swatch.style.background = game.player_colors[game.to_move];
     turn.append(swatch, `${who} to move — ${kind}${thinking ? " — thinking…" : ""}`);
   }
@@ -518,13 +513,12 @@ function drawGame() {
   // each line's number is an element of its own, as wide as it needs (a list marker is cut at 100)
   list.replaceChildren(...game.moves.map((m, k) => {
     const mover = game.movers ? game.movers[k] : -1;
-    const item = document.createElement("li");
+    const item = el("li");
     item.dataset.mover = String(mover);
-    const number = Object.assign(document.createElement("span"), { className: "move-no", textContent: String(k + 1) });
-    const text = Object.assign(document.createElement("span"), { className: "move-text" });
+    const number = el("span", "move-no", String(k + 1));
+    const text = el("span", "move-text");
     if (mover >= 0) {
-      const swatch = document.createElement("span");
-      swatch.className = "seat-swatch";
+      const swatch = el("span", "seat-swatch");
       if (game.player_colors && game.player_colors[mover]) swatch.style.background = game.player_colors[mover];
       text.append(swatch, `${playerName(game, mover)}: ${m}`);
     } else {
@@ -598,16 +592,16 @@ function drawResult() {
   table.replaceChildren();
   table.hidden = !scores;
   if (scores) {
-    table.appendChild(Object.assign(document.createElement("caption"), { textContent: scores.label }));
+    table.appendChild(el("caption", "", scores.label));
     scores.values.forEach((value, p) => {
-      const row = document.createElement("tr");
+      const row = el("tr");
       row.dataset.seat = String(p);
       if (winners.includes(p)) row.className = "winner";
-      const who = document.createElement("td");
-      const swatch = Object.assign(document.createElement("span"), { className: "seat-swatch" });
+      const who = el("td");
+      const swatch = el("span", "seat-swatch");
       if (game.player_colors && game.player_colors[p]) swatch.style.background = game.player_colors[p];
       who.append(swatch, playerName(game, p) + (p === mine ? " (you)" : ""));
-      row.append(who, Object.assign(document.createElement("td"), { className: "score", textContent: String(value) }));
+      row.append(who, el("td", "score", String(value)));
       table.appendChild(row);
     });
   }
@@ -655,7 +649,7 @@ async function undo() {
 }
 
 function download(blob, name) {
-  const a = document.createElement("a");
+  const a = el("a");
   a.href = URL.createObjectURL(blob);
   a.download = name;
   document.body.appendChild(a);

@@ -1,5 +1,7 @@
-// What board renderers share. A renderer is served from /api/renderers/<game>.js, so it imports
-// this module by its absolute URL: import { el, svg, addStyle } from "/static/boardkit.js".
+// What the page's modules and the board renderers share: the one el(), svg() and addStyle().
+// A renderer is served from /api/renderers/<game>.js, so it imports this module by its absolute
+// URL, import { el, svg, addStyle } from "/static/boardkit.js"; the page's own modules (served
+// from /static/) import "./boardkit.js", the same URL, so the browser loads it once.
 
 export function el(tag, cls, text) {
   const node = document.createElement(tag);

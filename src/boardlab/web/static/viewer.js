@@ -17,6 +17,7 @@
 //
 // Zoom and pan change two uniforms and the ranges. Picking a node bisects the
 // full rows of its depth.
+import { el } from "./boardkit.js";
 import { ensureRenderer, renderBoard } from "./boards.js";
 
 const $ = (id) => document.getElementById(id);
@@ -417,7 +418,7 @@ export class TreeViewer {
     const panel = $("node-details");
     delete panel.dataset.node;
     delete panel.dataset.loaded;
-    panel.replaceChildren(Object.assign(document.createElement("p"), { className: "hint", textContent: "Click a node to see its state and statistics." }));
+    panel.replaceChildren(el("p", "hint", "Click a node to see its state and statistics."));
     this.resize(false);
     this.fit();
     const t1 = performance.now();
@@ -492,7 +493,7 @@ export class TreeViewer {
 
   swatch(code, colour) {
     const found = this.swatchFor(code);
-    const sw = Object.assign(document.createElement("span"), { className: `swatch ${found.shape}` });
+    const sw = el("span", `swatch ${found.shape}`);
     sw.style.background = colour || found.colour;
     return sw;
   }
@@ -504,29 +505,23 @@ export class TreeViewer {
     const at = (t) => Math.round(Math.expm1(t * Math.log1p(top)));
     const colours = this.colours;
     legend.replaceChildren();
-    const title = document.createElement("div");
-    title.textContent = "edge colour: visits (log scale)";
-    const bar = document.createElement("div");
-    bar.className = "bar";
+    const title = el("div", "", "edge colour: visits (log scale)");
+    const bar = el("div", "bar");
     bar.style.background = `linear-gradient(to right, ${colours.edges.join(", ")})`;
-    const ticks = document.createElement("div");
-    ticks.className = "ticks";
-    for (const t of [0, 0.5, 1]) ticks.appendChild(Object.assign(document.createElement("span"), { textContent: String(at(t)) }));
-    const who = document.createElement("div");
-    who.className = "legend-nodes";
-    who.textContent = h.players_inferred ? "node (file names no game: alternating by depth): " : "node: ";
+    const ticks = el("div", "ticks");
+    for (const t of [0, 0.5, 1]) ticks.appendChild(el("span", "", String(at(t))));
+    const who = el("div", "legend-nodes", h.players_inferred ? "node (file names no game: alternating by depth): " : "node: ");
     for (const entry of h.legend || []) {
-      const item = Object.assign(document.createElement("span"), { className: "legend-entry" });
+      const item = el("span", "legend-entry");
       item.dataset.code = String(entry.code);
       item.append(this.swatch(h.players_inferred ? 0 : entry.code, entry.colour), document.createTextNode(entry.label));
       who.appendChild(item);
     }
     legend.append(title, bar, ticks, who);
     if (h.meta && h.meta.has_previous) {
-      const d = document.createElement("div");
-      d.className = "legend-diff";
+      const d = el("div", "legend-diff");
       const ring = (colour, text) => {
-        const sw = Object.assign(document.createElement("span"), { className: "swatch ring" });
+        const sw = el("span", "swatch ring");
         sw.style.borderColor = colour;
         return [sw, document.createTextNode(text)];
       };
@@ -785,10 +780,8 @@ export class TreeViewer {
       const info = await this.api("GET", item.node(i));
       if (!current()) return;
       panel.replaceChildren();
-      const h = document.createElement("h3");
-      h.textContent = i === 0 ? "Root" : `Node ${i}`;
-      panel.appendChild(h);
-      const dl = document.createElement("dl");
+      panel.appendChild(el("h3", "", i === 0 ? "Root" : `Node ${i}`));
+      const dl = el("dl");
       const toMove = info.player >= 0 && info.player < CHANCE_CODE ? (info.player_name || `Player ${info.player + 1}`)
         : info.player === -1 ? "chance" : info.player === -4 ? "nobody (game over)" : "—";
       const rows = [
@@ -803,8 +796,8 @@ export class TreeViewer {
       ];
       if (info.created !== null && info.created !== undefined) rows.push(["Added at iteration", info.created, "created"]);
       for (const [k, val, key] of rows) {
-        dl.appendChild(Object.assign(document.createElement("dt"), { textContent: k }));
-        const dd = Object.assign(document.createElement("dd"), { textContent: String(val) });
+        dl.appendChild(el("dt", "", k));
+        const dd = el("dd", "", String(val));
         dd.dataset.field = key;
         if (key === "path") dd.className = "path";
         if (key === "player" && info.player !== -3) dd.prepend(this.swatch(info.player));
@@ -815,8 +808,7 @@ export class TreeViewer {
       if (board) {
         await ensureRenderer(board.game);
         if (!current()) return;
-        const box = document.createElement("div");
-        box.className = "board small";
+        const box = el("div", "board small");
         box.id = "node-board";
         const header = this.tree.header;
         const seat = item.viewerSeat;
@@ -824,18 +816,15 @@ export class TreeViewer {
           { small: true, viewer: seat === undefined ? null : seat });
         panel.appendChild(box);
         if (board.playable && this.onPlayFrom) {
-          const play = Object.assign(document.createElement("button"), { id: "play-from-here", textContent: "Play from here" });
+          const play = el("button", "", "Play from here");
+          play.id = "play-from-here";
           play.title = "start a new game from this position against the AI";
           play.addEventListener("click", () => this.onPlayFrom(board.spec, info.notation, board.game, item.fromGame));
           panel.appendChild(play);
         }
       }
       if (info.state) {
-        const caption = Object.assign(document.createElement("div"), { className: "state-caption", textContent: "Position, in the game's notation" });
-        const label = document.createElement("div");
-        label.className = "state-label";
-        label.textContent = info.state;
-        panel.append(caption, label);
+        panel.append(el("div", "state-caption", "Position, in the game's notation"), el("div", "state-label", info.state));
       }
       panel.dataset.loaded = String(i);
     } catch (err) {

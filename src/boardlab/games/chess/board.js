@@ -8,6 +8,18 @@ const GLYPHS = { K: "♚", Q: "♛", R: "♜", B: "♝", N: "♞", P: "♟", k: 
 const FILES = "abcdefgh";
 
 const STYLE = `
+.chess-board { display: grid; grid-template-columns: repeat(8, minmax(0, 1fr)); width: min(90vw, 480px); border: 2px solid #444; }
+.chess-sq { aspect-ratio: 1; min-width: 0; overflow: hidden; line-height: 1; display: flex; align-items: center; justify-content: center; font-size: min(9vw, 46px); cursor: pointer; user-select: none; }
+.chess-sq.light { background: #eeddbb; }
+.chess-sq.dark { background: #b58863; }
+.chess-sq.last { box-shadow: inset 0 0 0 3px #e0c04080; }
+.chess-sq.check { background-image: radial-gradient(circle, #ff4d4d 0 45%, transparent 75%); }
+.chess-sq.selected { box-shadow: inset 0 0 0 4px #2b5fab; }
+.chess-sq.target { box-shadow: inset 0 0 0 4px #3a9a3a; }
+.piece.white { color: #fff; text-shadow: 0 0 1px #000, 0 0 1px #000, 0 0 2px #000; }
+.piece.black { color: #111; }
+.board.small .chess-board { width: 200px; margin-top: 0.6em; }
+.board.small .chess-sq { font-size: 20px; cursor: default; }
 .chess-frame { display: grid; grid-template-columns: 1.2em auto; grid-template-rows: auto 1.3em; }
 .chess-ranks { display: grid; grid-template-rows: repeat(8, 1fr); padding: 2px 0; }
 .chess-files { display: grid; grid-template-columns: repeat(8, 1fr); grid-column: 2; padding: 0 2px; }

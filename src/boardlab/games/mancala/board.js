@@ -5,6 +5,19 @@
 import { addStyle, el } from "/static/boardkit.js";
 
 const STYLE = `
+/* two rows of pits between two stores; each row wears its seat's colour */
+.mancala-board { display: flex; gap: 10px; background: #a0703c; padding: 12px; border-radius: 40px; }
+.mancala-rows { display: flex; flex-direction: column; gap: 10px; }
+.mancala-row { display: flex; gap: 10px; }
+.mancala-pit, .mancala-store { background: #6e4622; color: #fff; border-radius: 50%; width: 62px; height: 62px; display: flex; align-items: center; justify-content: center; font-size: 1.3em; font-weight: 600; box-shadow: inset 0 3px 6px #0006; }
+.mancala-store { height: auto; border-radius: 32px; }
+.mancala-pit.playable { cursor: pointer; outline: 3px solid #ffd98a; }
+.mancala-pit.playable:hover { background: #8a5a2e; }
+.board.small .mancala-pit, .board.small .mancala-store { width: 26px; height: 26px; font-size: 0.75em; }
+.board.small .mancala-store { height: auto; }
+.board.small .mancala-board, .board.small .mancala-rows, .board.small .mancala-row { gap: 3px; padding: 4px; }
+.mancala-row { border-bottom: 4px solid var(--seat, transparent); padding-bottom: 4px; }
+.mancala-store { border: 3px solid transparent; }
 .mancala-pit, .mancala-store { position: relative; flex-direction: column; }
 .mancala-pit .pit-name { position: absolute; bottom: 3px; font-size: 0.55em; font-weight: 600; color: #ffe6bf; opacity: 0.9; }
 .mancala-store { justify-content: center; gap: 0.2em; }

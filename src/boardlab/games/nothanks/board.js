@@ -1,7 +1,24 @@
 // No Thanks!'s table for the browser (declared in NoThanks.game_type.renderer).
 // view.board is the public table every seat sees: the face-up card and its chips, the cards
 // still face down, and each player's chips and cards (runs grouped); the removed cards at the end.
-import { el } from "/static/boardkit.js";
+import { addStyle, el } from "/static/boardkit.js";
+
+const STYLE = `
+.nothanks-table { display: flex; flex-direction: column; gap: 1em; align-items: center; min-width: min(90vw, 560px); }
+.nothanks-centre { display: flex; flex-direction: column; align-items: center; gap: 0.3em; }
+.nothanks-card { width: 70px; height: 100px; border-radius: 8px; background: #fff; border: 2px solid #26323f; display: flex; align-items: center; justify-content: center; font-size: 2em; font-weight: 700; box-shadow: 0 2px 4px #0003; }
+.nothanks-pot, .nothanks-stack, .nothanks-removed { color: var(--muted); }
+.nothanks-seats { display: flex; flex-wrap: wrap; gap: 0.6em; justify-content: center; }
+.nothanks-seat { border: 3px solid #ccc; border-radius: 8px; padding: 0.4em 0.7em; background: var(--card); min-width: 140px; }
+.nothanks-seat.to-move { box-shadow: 0 0 0 3px #ffd98a; }
+.nothanks-seat.mine .nothanks-name::after { content: " (you)"; color: var(--muted); font-weight: 400; }
+.nothanks-name { font-weight: 700; }
+.nothanks-run { display: inline-flex; margin-right: 0.4em; }
+.nothanks-mini { display: inline-block; min-width: 1.7em; padding: 0 2px; border: 1px solid #999; border-radius: 3px; margin-right: 1px; text-align: center; font-size: 0.85em; background: #fff; }
+.board.small .nothanks-card { width: 36px; height: 50px; font-size: 1em; }
+.board.small .nothanks-table { min-width: 0; gap: 0.5em; }
+.board.small .nothanks-seat { min-width: 0; padding: 0.2em 0.4em; font-size: 0.8em; }
+`;
 
 // the end of a game shows each player's points: the lowest wins
 export function scores(view) {
@@ -10,6 +27,7 @@ export function scores(view) {
 }
 
 export default function render(container, view, opts) {
+  addStyle("nothanks-style", STYLE);
   const b = view.board;
   const names = view.player_names || [];
   const colours = view.player_colors || [];

@@ -5,6 +5,20 @@
 import { addStyle, el } from "/static/boardkit.js";
 
 const STYLE = `
+/* columns of holes in a blue frame; discs fall into place */
+.c4-board { --c4-blue: #1f4fa3; --p0: #d8342c; --p1: #f2c12e; display: grid; grid-template-columns: repeat(var(--cols), 1fr); gap: 0; background: var(--c4-blue); padding: 6px; border-radius: 10px; width: min(90vw, calc(var(--cols) * 64px)); overflow: hidden; }
+.c4-col { display: grid; grid-template-rows: repeat(var(--rows), 1fr); }
+.c4-col.playable { cursor: pointer; }
+.c4-col.playable:hover { background: #ffffff22; }
+.c4-cell { aspect-ratio: 1; padding: 6%; }
+.c4-cell::before { content: ""; display: none; }
+.c4-cell { background: radial-gradient(circle at center, var(--bg, #f4f1ea) 0 62%, transparent 63%); }
+.disc { width: 100%; height: 100%; border-radius: 50%; box-shadow: inset 0 -3px 0 #0003; }
+.disc.p0 { background: var(--p0); }
+.disc.p1 { background: var(--p1); }
+.disc.falling { animation: fall 0.35s cubic-bezier(.5, 0, 1, 1); }
+@keyframes fall { from { transform: translateY(var(--fall)); } to { transform: translateY(0); } }
+.board.small .c4-board { width: 180px; padding: 3px; border-radius: 5px; margin-top: 0.6em; }
 .c4-cell.win .disc { box-shadow: 0 0 0 4px #fff, 0 0 10px 5px #fff8; animation: c4-win 1s ease-in-out 3 alternate; }
 @keyframes c4-win { from { transform: scale(1); } to { transform: scale(0.86); } }
 `;
