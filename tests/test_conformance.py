@@ -3,6 +3,7 @@ third-party package would register it (one module, one entry point, no other fil
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -24,6 +25,16 @@ def test_every_registered_game_conforms(name, tmp_path):
     except MissingDependencyError as exc:  # openspiel without OpenSpiel installed: skipped, and only then
         pytest.skip(str(exc))
     check_game(name, examples=15, scratch=tmp_path)
+
+
+@pytest.mark.parametrize("missing", ["hypothesis", "httpx"])
+def test_without_its_extra_the_suite_names_what_to_install(missing, monkeypatch):
+    monkeypatch.setitem(sys.modules, missing, None)  # import fails as if not installed
+    for name in [m for m in sys.modules if m == "boardlab.conformance" or m.startswith("boardlab.conformance.")]:
+        monkeypatch.delitem(sys.modules, name)  # imported afresh, and put back afterwards
+    with pytest.raises(MissingDependencyError, match=rf"the conformance suite \(boardlab.conformance\): {missing} is not installed "
+                                                     r"\(pip install 'boardlab\[conformance\]'\)"):
+        importlib.import_module("boardlab.conformance")
 
 
 @pytest.fixture()

@@ -29,6 +29,13 @@ The checks, one module each:
   chance, a person playing through the web API learns nothing of a hidden card
   or a roll to come: no seed, no record or search tree before the end, and an
   undo that meets a fresh future.
+
+``check_game(spec, quick=True)`` leaves out the arena and the web app (duels,
+tournaments, the web API and fair play): the rules, views, symmetries and
+search trees take seconds, the rest most of the time.
+
+The suite needs hypothesis and httpx (FastAPI's TestClient), which boardlab
+itself does not: ``pip install 'boardlab[conformance]'``.
 """
 
 from __future__ import annotations
@@ -41,14 +48,22 @@ from boardlab.conformance.fair_play import check_fair_play
 from boardlab.conformance.rules import check_declaration, check_random_play
 from boardlab.conformance.symmetries import check_symmetries
 from boardlab.conformance.views import check_observation_tensor, check_redraws, check_views
+from boardlab.core.errors import require
 from boardlab.core.registry import make
 
-__all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views", "check_redraws", "check_observation_tensor", "check_fair_play",
-           "check_symmetries", "check_search_and_trees", "check_arena", "check_web"]
+# the checks import these only when they run: without this, a missing one would surface halfway
+# through a game's checks (hypothesis), or as the RuntimeError starlette raises for httpx
+for _module in ("hypothesis", "httpx"):
+    require(_module, _module, "conformance", "the conformance suite (boardlab.conformance)")
+
+__all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views", "check_redraws",
+           "check_observation_tensor", "check_fair_play", "check_symmetries", "check_search_and_trees", "check_arena", "check_web"]
 
 
-def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None, web: bool = True) -> None:
-    """Run every check on the game ``spec``; ``scratch`` is a folder for the files the checks write."""
+def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None, web: bool = True, quick: bool = False) -> None:
+    """Run every check on the game ``spec``; ``scratch`` is a folder for the files the checks write.
+
+    ``web=False`` leaves out the web app and fair play; ``quick=True`` leaves out the arena too."""
     import tempfile
 
     game = make(spec)
@@ -61,6 +76,8 @@ def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None,
     with tempfile.TemporaryDirectory() as own:
         folder = Path(scratch) if scratch is not None else Path(own)
         check_search_and_trees(game, folder)
+        if quick:
+            return
         check_arena(game, folder)
         if web:
             check_web(game, folder)
