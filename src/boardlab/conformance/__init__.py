@@ -31,8 +31,9 @@ The checks, one module each:
   undo that meets a fresh future.
 
 ``check_game(spec, quick=True)`` leaves out the arena and the web app (duels,
-tournaments, the web API and fair play): the rules, views, symmetries and
-search trees take seconds, the rest most of the time.
+tournaments, the web API and fair play), and may check views along fewer games:
+seconds per game for a fast test tier, where the whole check of a long game
+(Dice Wars, Ticket to Ride) takes minutes.
 
 The suite needs hypothesis and httpx (FastAPI's TestClient), which boardlab
 itself does not: ``pip install 'boardlab[conformance]'``.
@@ -63,14 +64,16 @@ __all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_
 def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None, web: bool = True, quick: bool = False) -> None:
     """Run every check on the game ``spec``; ``scratch`` is a folder for the files the checks write.
 
-    ``web=False`` leaves out the web app and fair play; ``quick=True`` leaves out the arena too."""
+    ``web=False`` leaves out the web app and fair play. ``quick=True`` leaves out the arena as well, and
+    lets the view checks play as few as one game (at least 3 otherwise): a test tier run on every change
+    can afford that for the longest games, while the whole check stays in the full suite."""
     import tempfile
 
     game = make(spec)
     check_declaration(game)
     check_random_play(game, examples)
-    check_views(game, max(3, examples // 3))
-    check_redraws(game, max(2, examples // 6))
+    check_views(game, max(1 if quick else 3, examples // 3))
+    check_redraws(game, max(1 if quick else 2, examples // 6))
     check_observation_tensor(game)
     check_symmetries(game)
     with tempfile.TemporaryDirectory() as own:
