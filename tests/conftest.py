@@ -10,8 +10,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "boardlab"))
 # The fast tier (`make check`: pytest -m "not slow and not browser") is the rules, the units and
 # every game's quick conformance; what plays whole games, trains, serves the web app or runs the
 # arena end to end is marked slow here, by file or by test, and runs in `make test` only. Kept in
-# one place so that the tier is decided by what a test costs, not left to each module.
-# tests/test_fast_tier.py checks that every name below still exists.
+# one place so that the tier is decided by what a test costs, not left to each module; a new test
+# is in the fast tier until it is listed here or marked slow itself (a parameter, as in
+# test_conformance.py). tests/test_fast_tier.py checks that every name below still exists.
 SLOW_FILES = {
     # the web app and the arena, end to end
     "test_fair_play.py", "test_web_api.py", "test_web_boards_api.py", "test_web_endgame.py", "test_web_fuzz.py",
