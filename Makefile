@@ -1,11 +1,13 @@
 # Two commands for a fresh Linux machine (Python >= 3.11 with venv):
 #   make run    set up .venv and start the main job
 #   make test   set up .venv (and Chromium for the browser tests) and run every test
+# and the gate to run before each commit:
+#   make check  lint, types, the layering and the fast tier of the tests, in under two minutes
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test typecheck setup clean
+.PHONY: run test check lint typecheck setup clean
 
 run: $(VENV)/.installed
 	$(BIN)/boardlab serve
@@ -16,7 +18,15 @@ test: $(VENV)/.installed
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium; }
 	$(BIN)/python -m pytest -n 2 -q
 
-# the static gate's type check: the packages and settings are in pyproject.toml's [tool.mypy]
+# the fast tier leaves out the tests marked slow (whole games, training, the arena, the web app
+# end to end: tests/conftest.py lists them) and the browser tests; tests/test_layers.py is in it
+check: lint typecheck
+	$(BIN)/python -m pytest -m "not slow and not browser" -n 2 -q
+
+# the static gate's lint and type check: their settings are in pyproject.toml ([tool.ruff], [tool.mypy])
+lint: $(VENV)/.installed
+	$(BIN)/ruff check
+
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 

@@ -17,8 +17,8 @@ untrained weights (a trained network plays other, often longer, games):
   offers a compiled PUCT engine for the network (Connect Four's MLP), the same
   games through it, one at a time (the self-play ``train az`` runs by default);
 * ``time per move``: the ``az`` agent with 200 simulations, compiled and generic,
-  beside ``mcts:iterations=10000`` on the same Connect Four positions (issue 20
-  asks for a network that beats it "while using less time per move").
+  beside ``mcts:iterations=10000`` on the same Connect Four positions (the goal: a network that beats it
+  while using less time per move).
 
 CPU seconds are the figures to compare on a shared machine; the 1-minute load
 average is printed with them. OpenSpiel's AlphaZero (JAX) is measured by its
@@ -117,7 +117,7 @@ def bench(spec: str, arch: dict, games: int, simulations: int, seconds: float) -
 
 def move_times(spec: str, arch: dict, positions: int, opponent: str) -> list[dict]:
     """CPU milliseconds per move of ``az`` with 200 simulations (each engine the game offers) and of
-    ``opponent``, on the same positions of random games (the figure issue 20 compares)."""
+    ``opponent``, on the same positions of random games (the goal: the network wins with less time per move)."""
     game = make(spec)
     torch.manual_seed(0)
     folder = Path(tempfile.mkdtemp())

@@ -3,7 +3,7 @@
     python benchmarks/games_strength.py [--chess-games 50] [--mancala-games 200]
         [--chess-agent SPEC] [--mancala-agent SPEC] [--tune 10] [--json]
 
-Goals of project issue #5: UCT with the material evaluation wins >= 95 % of
+The goals: UCT with the material evaluation wins >= 95 % of
 50 chess games against random, and UCT with 2000 iterations wins >= 95 % of
 200 Mancala games against random. Seats alternate. ``--tune N`` first plays
 N chess games for each ``eval_plies`` in 0, 2, 4, 8 (random plies before the

@@ -1,4 +1,4 @@
-"""Acceptance checks of issue #7 for the ``perfect`` agent (standard 7x6 Connect Four).
+"""Acceptance checks for the ``perfect`` agent (standard 7x6 Connect Four).
 
 1. ``perfect`` moving first wins every game from the empty board against
    ``mcts:iterations=10000`` and against itself;

@@ -27,7 +27,7 @@ from pathlib import Path
 from boardlab.games.connect4.solver import Position, Solver, read_positions
 
 # Pons' C++ solver (PascalPons/connect4, no book) timed on this project's machine
-# (figures from issue #7); his blog's own figures are 4.568 µs, 37.45 µs, 3.212 ms,
+# before the solver was written, as its targets; his blog's own figures are 4.568 µs, 37.45 µs, 3.212 ms,
 # 254.6 µs and 96.63 ms on his machine.
 PONS_SECONDS = {
     "Test_L3_R1": 7.5e-6, "Test_L2_R1": 60e-6, "Test_L2_R2": 5.7e-3,

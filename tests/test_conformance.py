@@ -3,6 +3,7 @@ third-party package would register it (one module, one entry point, no other fil
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -17,13 +18,28 @@ from boardlab.core.registry import game_names, make
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
+# the whole check in the full suite; without the arena and the web app, on fewer games, in the fast tier
+FULL_OR_QUICK = [pytest.param(False, id="full", marks=pytest.mark.slow), pytest.param(True, id="quick")]
+
+
+@pytest.mark.parametrize("quick", FULL_OR_QUICK)
 @pytest.mark.parametrize("name", game_names())
-def test_every_registered_game_conforms(name, tmp_path):
+def test_every_registered_game_conforms(name, quick, tmp_path):
     try:
         make(name)
     except MissingDependencyError as exc:  # openspiel without OpenSpiel installed: skipped, and only then
         pytest.skip(str(exc))
-    check_game(name, examples=15, scratch=tmp_path)
+    check_game(name, examples=5 if quick else 15, scratch=tmp_path, quick=quick)
+
+
+@pytest.mark.parametrize("missing", ["hypothesis", "httpx"])
+def test_without_its_extra_the_suite_names_what_to_install(missing, monkeypatch):
+    monkeypatch.setitem(sys.modules, missing, None)  # import fails as if not installed
+    for name in [m for m in sys.modules if m == "boardlab.conformance" or m.startswith("boardlab.conformance.")]:
+        monkeypatch.delitem(sys.modules, name)  # imported afresh, and put back afterwards
+    with pytest.raises(MissingDependencyError, match=rf"the conformance suite \(boardlab.conformance\): {missing} is not installed "
+                                                     r"\(pip install 'boardlab\[conformance\]'\)"):
+        importlib.import_module("boardlab.conformance")
 
 
 @pytest.fixture()
@@ -42,9 +58,10 @@ def tictactoe_installed(tmp_path, monkeypatch):
     plugins.games.reload()
 
 
-def test_the_example_game_registered_by_one_entry_point_passes_everything(tictactoe_installed, tmp_path):
+@pytest.mark.parametrize("quick", FULL_OR_QUICK)
+def test_the_example_game_registered_by_one_entry_point_passes_everything(tictactoe_installed, quick, tmp_path):
     assert "tictactoe" in game_names()
-    check_game("tictactoe", examples=30, scratch=tmp_path)
+    check_game("tictactoe", examples=30, scratch=tmp_path, quick=quick)
 
 
 def test_the_example_game_plays_by_its_rules(tictactoe_installed):

@@ -15,7 +15,7 @@ This is the one test that times anything. Its margins, and why:
   takes longer (seen: 0.36 s at a load average of 12 on two cores), so the
   test first measures the same server idle and allows 0.2 s on top of the
   slowest idle answer: the searches may cost at most 0.2 s per answer, and on
-  a quiet machine that is the plain 0.2 s. (The issue measured 2-10 s.)
+  a quiet machine that is the plain 0.2 s. (A server that searched in its own process took 2-10 s.)
 * SIGTERM within 2 s: the server kills its workers at once and tells uvicorn
   to wait at most 1 s for requests; what is left is interpreter shutdown.
 * memory: sampled every 0.2 s from /proc (the server and all its children);

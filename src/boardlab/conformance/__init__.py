@@ -32,6 +32,14 @@ The checks, one module each:
   chance, a person playing through the web API learns nothing of a hidden card
   or a roll to come: no seed, no record or search tree before the end, and an
   undo that meets a fresh future.
+
+``check_game(spec, quick=True)`` leaves out the arena and the web app (duels,
+tournaments, the web API and fair play), and may check views along fewer games:
+seconds per game for a fast test tier, where the whole check of a long game
+(Dice Wars, Ticket to Ride) takes minutes.
+
+The suite needs hypothesis and httpx (FastAPI's TestClient), which boardlab
+itself does not: ``pip install 'boardlab[conformance]'``.
 """
 
 from __future__ import annotations
@@ -45,27 +53,40 @@ from boardlab.conformance.fair_play import check_fair_play
 from boardlab.conformance.rules import check_declaration, check_random_play
 from boardlab.conformance.symmetries import check_symmetries
 from boardlab.conformance.views import check_observation_tensor, check_redraws, check_views
+from boardlab.core.errors import require
 from boardlab.core.registry import make
 
-__all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views", "check_redraws", "check_observation_tensor", "check_fair_play",
-           "check_symmetries", "check_capabilities", "check_search_and_trees", "check_arena", "check_web"]
+# the checks import these only when they run: without this, a missing one would surface halfway
+# through a game's checks (hypothesis), or as the RuntimeError starlette raises for httpx
+for _module in ("hypothesis", "httpx"):
+    require(_module, _module, "conformance", "the conformance suite (boardlab.conformance)")
+
+__all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views", "check_redraws",
+           "check_observation_tensor", "check_fair_play", "check_symmetries", "check_capabilities", "check_search_and_trees",
+           "check_arena", "check_web"]
 
 
-def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None, web: bool = True) -> None:
-    """Run every check on the game ``spec``; ``scratch`` is a folder for the files the checks write."""
+def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None, web: bool = True, quick: bool = False) -> None:
+    """Run every check on the game ``spec``; ``scratch`` is a folder for the files the checks write.
+
+    ``web=False`` leaves out the web app and fair play. ``quick=True`` leaves out the arena as well, and
+    lets the view checks play as few as one game (at least 3 otherwise): a test tier run on every change
+    can afford that for the longest games, while the whole check stays in the full suite."""
     import tempfile
 
     game = make(spec)
     check_declaration(game)
     check_random_play(game, examples)
-    check_views(game, max(3, examples // 3))
-    check_redraws(game, max(2, examples // 6))
+    check_views(game, max(1 if quick else 3, examples // 3))
+    check_redraws(game, max(1 if quick else 2, examples // 6))
     check_observation_tensor(game)
     check_symmetries(game)
     check_capabilities(game)
     with tempfile.TemporaryDirectory() as own:
         folder = Path(scratch) if scratch is not None else Path(own)
         check_search_and_trees(game, folder)
+        if quick:
+            return
         check_arena(game, folder)
         if web:
             check_web(game, folder)

@@ -95,7 +95,7 @@ class DwEmm(DiceWarsBot):
         "time": Option("time", float, None, "seconds per decision (none: the node budget alone)", positive),
         "clock": Option("clock", bool, False, "keep the course's Fischer clock (10 s + 0.25 s a decision) and "
                         "play as dt.ste when it is low"),
-        # the leaf hook (issue 18, part 2): the network's evaluation lives in emm_net
+        # the leaf hook: the network's evaluation lives in emm_net, so that torch loads only for leaf=net
         "leaf": Option("leaf", str, "value", "leaf value: score (the weighted largest region), value (the "
                        "trained board value, its attack cost included), net (the win-probability network's chance "
                        "for each player) or rollout (how often each player wins the game played on by compiled "

@@ -1,4 +1,4 @@
-"""``dw-emm:leaf=net``: the win-probability network (issue 18, part 2) as the search's leaf value.
+"""``dw-emm:leaf=net``: the win-probability network as the search's leaf value.
 
 A leaf is worth, to every seat, the network's chance that the seat wins from the leaf's board
 (:mod:`boardlab.bots.dicewars.network`, the study's 552 inputs with the turn count the position

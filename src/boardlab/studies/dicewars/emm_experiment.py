@@ -1,4 +1,4 @@
-"""``dw-emm`` measured against the Dice Wars course's reference bots (issue 18).
+"""``dw-emm`` measured against the Dice Wars course's reference bots.
 
 Seat-fair measurements, all in the arena's resumable store with the course's rotations
 (per board every rotation of one group, on one seed, so the same map, deal and chance stream):

@@ -1,4 +1,4 @@
-"""Training and judging the Dice Wars win-probability network on held-out games (issue 18, part 2).
+"""Training and judging the Dice Wars win-probability network on held-out games.
 
 The data are every board of seat-fair reference-bot games (:mod:`.winprob_data`), cancelled
 games left out (no winner to learn). The split is **by board group**: the rotations of one
