@@ -107,13 +107,12 @@ def states_of(game, n: int, seed: int) -> list:
 
 
 def bench(args) -> dict:
+    import flax
     import jax
     import jax.numpy as jnp
     import numpy as np
-    import flax
-    from flax import nnx
-
     import pyspiel
+    from flax import nnx
     from open_spiel.python.algorithms.alpha_zero import alpha_zero
     from open_spiel.python.algorithms.alpha_zero import evaluator as evaluator_lib
 

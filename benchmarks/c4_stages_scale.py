@@ -22,17 +22,17 @@ a factor that the printed per-stage spread hints at.
 from __future__ import annotations
 
 import argparse
-import warnings
 import json
 import time
+import warnings
 
 import numpy as np
 import torch
 
-from boardlab.core.registry import make
-from boardlab.studies.c4rl.stages import STUDY_BASE, stage_variants
 from boardlab.bots.connect4.network import q_function, view_of
 from boardlab.bots.connect4.qnet_files import config_from_dict
+from boardlab.core.registry import make
+from boardlab.studies.c4rl.stages import STUDY_BASE, stage_variants
 from boardlab.studies.c4rl.training import Learner, TrainingDiverged
 
 STAGE_ONE_GAMES = 150_000  # the longest run per method (its snapshots give 5k-100k)

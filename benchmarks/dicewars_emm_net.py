@@ -32,7 +32,6 @@ def main() -> None:
     args = parser.parse_args()
     import numpy as np
     import torch
-
     from dicewars_emm import positions
 
     from boardlab.bots.dicewars import emm_net

@@ -13,10 +13,10 @@ import time
 import numpy as np
 import torch
 
-from boardlab.core.registry import make
 from boardlab.bots.nothanks.expert import expert_value, generate_states
-from boardlab.bots.nothanks.network import feature_matrix, features
 from boardlab.bots.nothanks.net_agent import DEFAULT_MODEL, load_model
+from boardlab.bots.nothanks.network import feature_matrix, features
+from boardlab.core.registry import make
 
 
 def main() -> None:

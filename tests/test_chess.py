@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from boardlab.core.game import TERMINAL
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, IllegalActionError, SpecError
+from boardlab.core.game import TERMINAL
 from boardlab.core.registry import make
 from boardlab.games.chess import EVAL_BOUND, NUM_ACTIONS, decode_action, encode_move, evaluate_material
 

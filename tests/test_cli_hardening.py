@@ -192,9 +192,9 @@ def test_report_without_a_store_argument_looks_in_the_data_folder(tmp_path) -> N
 def test_binary_garbage_as_a_record_or_a_training_config_is_one_clear_line(tmp_path) -> None:
     import pytest
 
+    from boardlab.bots.connect4.qnet_files import load_config
     from boardlab.core.errors import FormatError
     from boardlab.core.records import GameRecord
-    from boardlab.bots.connect4.qnet_files import load_config
 
     bad = tmp_path / "r.json"
     bad.write_bytes(b"\x00\xff\xfe")

@@ -2,12 +2,12 @@ import json
 import re
 
 import pytest
+from c4_reference import ReferenceConnectFour
 from hypothesis import given
 from hypothesis import strategies as st
 
 from boardlab.core.errors import IllegalActionError, SpecError
 from boardlab.games import make
-from c4_reference import ReferenceConnectFour
 
 sizes = st.sampled_from([(6, 7, 4), (4, 5, 3), (7, 8, 4), (5, 5, 5), (6, 9, 4), (3, 3, 3), (8, 6, 5), (2, 2, 2)])
 

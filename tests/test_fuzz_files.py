@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from fuzz_helpers import HOSTILE_JSON, HOSTILE_VALUES, damaged, put_json, read_cleanly, value_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from boardlab.cli import app
-from fuzz_helpers import HOSTILE_JSON, HOSTILE_VALUES, damaged, put_json, read_cleanly, value_paths
 
 runner = CliRunner()
 FUZZ = settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -131,8 +131,8 @@ def test_tree_convert_leaves_no_output_after_a_bad_input(data: bytes) -> None:
 
 
 def _valid_record() -> dict:
-    from boardlab.arena.play import play_game
     from boardlab.agents.registry import make_agent
+    from boardlab.arena.play import play_game
     from boardlab.core.registry import make
 
     game = make("connect4:rows=4,cols=5")

@@ -1,7 +1,7 @@
 import numpy as np
 
-from boardlab.games import make
 from boardlab.core.rng import kernel_rng
+from boardlab.games import make
 from boardlab.games.connect4.kernel import Connect4Kernel
 
 

@@ -11,13 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from boardlab.agents.evaluators import get_evaluator, register_evaluator
-from boardlab.core import plugins
-from boardlab.core.evaluation import Evaluator
 from boardlab.agents.mcts import MCTSAgent
 from boardlab.agents.registry import make_agent
 from boardlab.agents.search_tree import preorder_positions
+from boardlab.core import plugins
 from boardlab.core.engines import uct_engine
 from boardlab.core.errors import BoardlabError, SpecError
+from boardlab.core.evaluation import Evaluator
 from boardlab.core.game import CHANCE, TERMINAL, Game, GameType, State
 from boardlab.core.params import Option
 from boardlab.core.registry import make

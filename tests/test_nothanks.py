@@ -5,13 +5,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boardlab.arena.play import play_game
 from boardlab.agents.registry import make_agent
+from boardlab.arena.play import play_game
 from boardlab.core.errors import IllegalActionError, SpecError
 from boardlab.core.records import GameRecord
 from boardlab.core.registry import make
 from boardlab.games.nothanks import (
-    ALL_CARDS, PASS, REMOVED, STACK, TAKE, card_mask, card_points, format_cards, starting_chips,
+    ALL_CARDS,
+    PASS,
+    REMOVED,
+    STACK,
+    TAKE,
+    card_mask,
+    card_points,
+    format_cards,
+    starting_chips,
 )
 
 seeds = st.integers(0, 2**63 - 1)

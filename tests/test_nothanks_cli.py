@@ -5,21 +5,24 @@ import json
 import numpy as np
 import pytest
 import torch
+from test_nothanks_expert import table
 from typer.testing import CliRunner
 
-from boardlab.arena.stats import wilson
-from boardlab.bots.nothanks.net_agent import AS_WRITTEN_MODEL, DEFAULT_MODEL
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
+from boardlab.arena.stats import wilson
+from boardlab.bots.nothanks.expert import expert_value, generate_states
+from boardlab.bots.nothanks.net_agent import AS_WRITTEN_MODEL, DEFAULT_MODEL
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.registry import make
-from boardlab.studies.nothanks.experiments import (
-    agreement_in_play, four_player_table, mean_spread, seating_for,
-)
 from boardlab.games.nothanks import PASS, TAKE
-from boardlab.bots.nothanks.expert import expert_value, generate_states
-from test_nothanks_expert import table
+from boardlab.studies.nothanks.experiments import (
+    agreement_in_play,
+    four_player_table,
+    mean_spread,
+    seating_for,
+)
 
 runner = CliRunner()
 

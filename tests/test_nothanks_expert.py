@@ -2,10 +2,10 @@
 
 import pytest
 
+from boardlab.bots.nothanks.expert import RULES, expert_decision, expert_value, generate_states
 from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import make
 from boardlab.games.nothanks import ALL_CARDS, PASS, TAKE, card_mask
-from boardlab.bots.nothanks.expert import RULES, expert_decision, expert_value, generate_states
 
 
 def table(card, pot, chips, hands=None, me=0):

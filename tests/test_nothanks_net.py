@@ -8,18 +8,23 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
+from test_nothanks_expert import table
 
-from boardlab.core.config import build, load
-from boardlab.core.errors import BoardlabError, FormatError, SpecError
-from boardlab.bots.nothanks.expert import expert_value, generate_state, generate_states
 from boardlab.agents.registry import make_agent
+from boardlab.bots.nothanks.expert import expert_value, generate_state, generate_states
 from boardlab.bots.nothanks.net_agent import NoThanksNetAgent
 from boardlab.bots.nothanks.network import FEATURE_NAMES, NoThanksNet, feature_matrix, features
+from boardlab.core.config import build, load
+from boardlab.core.errors import BoardlabError, FormatError, SpecError
 from boardlab.core.registry import make
 from boardlab.studies.nothanks.training import (
-    TrainConfig, evaluate_model, label, load_checkpoint, save_checkpoint, train,
+    TrainConfig,
+    evaluate_model,
+    label,
+    load_checkpoint,
+    save_checkpoint,
+    train,
 )
-from test_nothanks_expert import table
 
 
 @given(st.integers(0, 2**63 - 1), st.integers(3, 7))

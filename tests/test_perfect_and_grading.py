@@ -12,7 +12,6 @@ from boardlab.agents.registry import make_agent
 from boardlab.cli import app
 from boardlab.core.errors import FormatError, IllegalActionError, SpecError
 from boardlab.core.registry import make
-from boardlab.games.connect4.solver import Position, Solver
 from boardlab.games.connect4.grading import (
     GradedPosition,
     grade,
@@ -22,6 +21,7 @@ from boardlab.games.connect4.grading import (
     phase_of,
     write_grading_set,
 )
+from boardlab.games.connect4.solver import Position, Solver
 
 runner = CliRunner()
 GAME = make("connect4")

@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
+from boardlab.bots.connect4.qnet_files import QConfig
 from boardlab.cli import app
 from boardlab.core.errors import SpecError
 from boardlab.core.registry import make
 from boardlab.studies.c4rl.ranking import AgentScore, TrainedAgent, all_play_all, play_vs_random, ranking, with_random
-from boardlab.bots.connect4.qnet_files import QConfig
 from boardlab.studies.c4rl.training import new_run, train_run
 
 TINY = {
@@ -190,8 +190,8 @@ def test_play_vs_random_counts() -> None:
 
 
 def test_optimal_percent_counts_moves_matching_the_solved_best() -> None:
-    from boardlab.studies.c4rl.ranking import optimal_percent
     from boardlab.games.connect4.grading import parse_grading_set
+    from boardlab.studies.c4rl.ranking import optimal_percent
 
     # two positions with made-up move scores, in the grading format MOVES BEST S1..S7
     lines = [

@@ -16,9 +16,9 @@ import torch
 from typer.testing import CliRunner
 
 from boardlab.arena.backends import map_tasks
+from boardlab.bots.connect4.qnet_files import Run, load_config
 from boardlab.cli import app
 from boardlab.core.errors import BoardlabError
-from boardlab.bots.connect4.qnet_files import Run, load_config
 from boardlab.studies.c4rl.training import Learner, _trainer_lock, new_runs, train_run
 
 runner = CliRunner()

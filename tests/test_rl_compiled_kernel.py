@@ -14,12 +14,12 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from boardlab.cli import app
-from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.bots.connect4.network import view_of, views_from_boards
 from boardlab.bots.connect4.qnet_files import QConfig, config_from_dict
-from boardlab.studies.c4rl.training import Learner, boltzmann_probabilities, new_runs, train_run, training_samples
+from boardlab.cli import app
+from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.studies.c4rl.kernel import CompiledSelfPlay
+from boardlab.studies.c4rl.training import Learner, boltzmann_probabilities, new_runs, train_run, training_samples
 
 SMALL = {
     "board": {"rows": 4, "cols": 5}, "needed_to_win": 3, "games_to_play": 40, "saving_rate": 10,

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from boardlab.core.errors import BoardlabError, FormatError
-from boardlab.core.registry import make
 from boardlab.bots.connect4.network import is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
 from boardlab.bots.connect4.qnet_files import QConfig, config_from_dict, load_config, read_checkpoint
+from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.registry import make
 from boardlab.studies.c4rl.training import Learner, boltzmann_probabilities, future_value, new_run, train_run, training_samples
 
 STUDY_CONFIG = {  # listing 6.1 of the study

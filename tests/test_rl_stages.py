@@ -233,8 +233,8 @@ def test_an_unreadable_or_old_results_file_is_ranked_again(tmp_path: Path, monke
 
 
 def test_the_ranking_key_follows_the_grading_positions() -> None:
-    from boardlab.studies.c4rl.stages import _positions_digest, ranking_key
     from boardlab.games.connect4.grading import load_grading_set
+    from boardlab.studies.c4rl.stages import _positions_digest, ranking_key
 
     positions = load_grading_set()
     # by content: the same positions in a new list match, one position fewer does not

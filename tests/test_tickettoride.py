@@ -14,8 +14,20 @@ from boardlab.core.registry import make
 from boardlab.games.tickettoride import scoring
 from boardlab.games.tickettoride.map import COLOURS, GRAY, LOCO, usa_map
 from boardlab.games.tickettoride.state import (
-    CLAIM_BASE, DRAW_DECK, DRAW_TICKETS, KEEP_BASE, NO_COLOUR, NUM_ACTIONS, OVER, PASS, SECOND, SETUP, TURN,
-    TicketToRideState, claim_action, decode_claim,
+    CLAIM_BASE,
+    DRAW_DECK,
+    DRAW_TICKETS,
+    KEEP_BASE,
+    NO_COLOUR,
+    NUM_ACTIONS,
+    OVER,
+    PASS,
+    SECOND,
+    SETUP,
+    TURN,
+    TicketToRideState,
+    claim_action,
+    decode_claim,
 )
 
 RED, ORANGE, YELLOW, GREEN, BLUE, PINK, BLACK, WHITE = range(8)

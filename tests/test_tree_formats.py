@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tree_strategies import trees
 
 from boardlab.core.errors import FormatError
 from boardlab.core.game import UNKNOWN_PLAYER
@@ -17,7 +18,6 @@ from boardlab.trees import binary, csvformat
 from boardlab.trees.generate import random_mcts_tree
 from boardlab.trees.io import load_tree, save_tree
 from boardlab.trees.model import Labels, Tree
-from tree_strategies import trees
 
 # A root "R" with two leaves, written out by hand from the study's description.
 THREE_NODES_BINARY = bytes.fromhex(

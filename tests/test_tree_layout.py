@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tree_strategies import tree_shapes
 
 from boardlab.trees.generate import random_mcts_tree
 from boardlab.trees.layout import cut, reference_layout, tidy_layout
 from boardlab.trees.model import Tree
-from tree_strategies import tree_shapes
 
 EPS = 1e-9
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from web_helpers import new_game
 
 from boardlab.core.errors import FormatError
 from boardlab.core.records import GameRecord
 from boardlab.core.registry import make
-from web_helpers import new_game
 
 
 def play(client, view: dict, columns: list[int]) -> dict:

@@ -13,7 +13,7 @@ import random
 import re
 
 import pytest
-from browser_helpers import box, click_a_ttr_move, my_turn_or_over, open_page, play_to_the_end, settled, start
+from browser_helpers import box, click_a_ttr_move, open_page, play_to_the_end, settled, start
 
 from boardlab.web.app import create_app
 from boardlab.web.headless import chromium, serve_in_thread

@@ -1,6 +1,7 @@
 """boardlab: a laboratory for AI players of board games."""
 
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
 try:
     __version__ = _version("boardlab")

@@ -1,2 +1,3 @@
 from boardlab.cli import main
+
 main()

@@ -54,7 +54,13 @@ import numpy as np
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import CHANCE, TERMINAL, State
 from boardlab.core.search import (
-    ChildStats, PUCTSettings, SearchSnapshot, choose_by_visits, settled_result, solvable, visit_policy,
+    ChildStats,
+    PUCTSettings,
+    SearchSnapshot,
+    choose_by_visits,
+    settled_result,
+    solvable,
+    visit_policy,
 )
 
 

@@ -38,7 +38,6 @@ from boardlab.core.game import Game
 from boardlab.core.params import parse_spec
 from boardlab.core.registry import game_class, make, parse_game_spec
 
-
 #: the config keys the id is a hash of
 ID_KEYS = ("game", "agents", "players", "games", "format", "seed")
 

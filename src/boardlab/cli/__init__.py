@@ -8,11 +8,17 @@ Top-level commands a study adds (``boardlab solve`` and ``grade``, the Connect F
 named by ``boardlab.commands`` entry points.
 """
 
-from boardlab.cli import catalogue, duel, play, serve, tour  # noqa: F401  (registers commands)
-from boardlab.cli import search  # noqa: F401  (registers commands)
-from boardlab.cli import tree  # noqa: F401  (boardlab tree ...)
-from boardlab.cli import tournament  # noqa: F401
-from boardlab.cli import concepts  # noqa: F401  (train, experiment, evaluate)
+from boardlab.cli import (  # noqa: F401  (registers commands)
+    catalogue,
+    concepts,  # noqa: F401  (train, experiment, evaluate)
+    duel,
+    play,
+    search,  # noqa: F401  (registers commands)
+    serve,
+    tour,
+    tournament,  # noqa: F401
+    tree,  # noqa: F401  (boardlab tree ...)
+)
 from boardlab.cli.app import app, command
 from boardlab.core import plugins
 

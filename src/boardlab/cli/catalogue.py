@@ -6,8 +6,8 @@ import typer
 from rich.table import Table
 
 from boardlab.agents.registry import agent_class, agent_names
-from boardlab.commands.console import JSON_HELP, console, print_json
 from boardlab.cli.app import command
+from boardlab.commands.console import JSON_HELP, console, print_json
 from boardlab.core.registry import game_class, game_names
 
 

@@ -12,9 +12,9 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.markup import escape
 
+from boardlab.cli.app import app, command
 from boardlab.commands import plugin
 from boardlab.commands.console import console, print_json
-from boardlab.cli.app import app, command
 from boardlab.core import plugins
 from boardlab.core.errors import BoardlabError
 

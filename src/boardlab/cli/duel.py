@@ -9,8 +9,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from boardlab.arena.duel import duel as run_duel
-from boardlab.commands.console import console, err_console, print_json
 from boardlab.cli.app import command
+from boardlab.commands.console import console, err_console, print_json
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import check_output_folder, output_folder
 from boardlab.core.registry import make

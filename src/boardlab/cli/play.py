@@ -9,8 +9,8 @@ import typer
 from boardlab.agents.human import HumanAgent
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
-from boardlab.commands.console import console, print_json
 from boardlab.cli.app import command
+from boardlab.commands.console import console, print_json
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import check_output_file
 from boardlab.core.records import GameRecord

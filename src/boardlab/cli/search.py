@@ -8,8 +8,8 @@ import typer
 from rich.table import Table
 
 from boardlab.agents.registry import make_agent
-from boardlab.commands.console import console, print_json
 from boardlab.cli.app import command
+from boardlab.commands.console import console, print_json
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import check_output_file
 from boardlab.core.registry import make

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import typer
 
-from boardlab.commands.console import JSON_HELP, console, print_json
 from boardlab.cli.app import command
+from boardlab.commands.console import JSON_HELP, console, print_json
 from boardlab.core.errors import BoardlabError
+
 
 def default_data_folder() -> Path:
     """``$XDG_DATA_HOME/boardlab/web`` (else ``~/.local/share/boardlab/web``), beside the results store."""

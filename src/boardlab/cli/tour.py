@@ -7,8 +7,8 @@ import typer
 from boardlab.agents.registry import make_agent
 from boardlab.arena.duel import duel
 from boardlab.arena.play import play_game
-from boardlab.commands.console import console
 from boardlab.cli.app import command
+from boardlab.commands.console import console
 from boardlab.core.registry import make
 
 

@@ -13,9 +13,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 from rich.text import Text
 
-from boardlab.commands.console import console, err_console, print_json
-from boardlab.cli.app import command
 from boardlab.arena.store import default_store_path
+from boardlab.cli.app import command
+from boardlab.commands.console import console, err_console, print_json
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import check_output_file, check_output_folder
 

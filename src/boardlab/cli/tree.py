@@ -9,8 +9,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from boardlab.commands.console import JSON_HELP, at_least, console, positive_number, print_json
 from boardlab.cli.app import command, command_group
+from boardlab.commands.console import JSON_HELP, at_least, console, positive_number, print_json
 from boardlab.core.files import check_output_file
 
 tree_app = command_group("tree", "Search-tree files (.tree binary, .csv): info, convert, layout, diff, render.")
@@ -38,10 +38,9 @@ def _subtree_size(tree, index: int) -> int:
 
 @command("info", group=tree_app, help="Node count, depth, the game the tree was searched in, nodes by player to move and the root's children. JSON keys: file, format, game (spec or null), nodes, depth, leaves, root_state (the root's position in the game's notation), root_visits, players ({label: nodes}), children (move, visits, wins, mean_payout, subtree_nodes).")
 def info(file: Path = typer.Argument(..., help="A .tree or .csv file."), json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
-    from boardlab.trees.io import load_tree, tree_format
-
     from boardlab.trees.colors import Palette
     from boardlab.trees.gamelabels import identify, node_notation
+    from boardlab.trees.io import load_tree, tree_format
 
     tree = load_tree(file)
     depth = tree.depth()

@@ -24,9 +24,9 @@ from typing import Any, Callable
 import typer
 from typer.core import TyperGroup
 
+from boardlab.commands.console import fail
 from boardlab.core import plugins
 from boardlab.core.errors import BoardlabError, SpecError
-from boardlab.commands.console import fail
 
 #: what a recipe or experiment runs: a function typer turns into one command, or a typer app
 Runnable = Callable[..., Any] | typer.Typer

@@ -31,7 +31,6 @@ from typing import Any, Callable, TypeVar
 
 from boardlab.core.errors import BoardlabError, FormatError
 
-
 Loaded = TypeVar("Loaded")
 
 

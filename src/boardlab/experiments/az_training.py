@@ -45,7 +45,14 @@ from boardlab.core.rng import derive_seed
 from boardlab.core.search import FIRST_PLAY_VALUES, solvable
 from boardlab.nn.az_learn import ReplayBuffer, train_steps
 from boardlab.nn.az_net import (
-    Evaluator, dense_network, model_payload, network_from_payload, new_network, relative_values, save_model, value_outputs,
+    Evaluator,
+    dense_network,
+    model_payload,
+    network_from_payload,
+    new_network,
+    relative_values,
+    save_model,
+    value_outputs,
 )
 from boardlab.nn.checkpoint import read_checkpoint
 

@@ -34,7 +34,6 @@ from boardlab.trees.gamelabels import identify, node_notation
 from boardlab.trees.layout import cut, tidy_layout
 from boardlab.trees.model import Tree
 
-
 #: the largest picture drawn: pixels a side, and in all (100 million RGB pixels are 300 MB
 #: in memory, twice that while the PNG is encoded)
 MAX_SIDE = 20_000
@@ -124,8 +123,8 @@ def _draw_discs(img, px, py, nodes, colors, radius):
 
 
 def _font(size: int):
-    from PIL import ImageFont
     import matplotlib
+    from PIL import ImageFont
 
     path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
     return ImageFont.truetype(str(path), size) if path.exists() else ImageFont.load_default(size)

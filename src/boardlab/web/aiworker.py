@@ -45,7 +45,6 @@ from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import make
 from boardlab.trees.model import Labels
 
-
 #: results whose arrays take more bytes than this go through a file
 FILE_RESULT = 2**20
 

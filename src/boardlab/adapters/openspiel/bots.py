@@ -332,8 +332,9 @@ class OpenSpielAlphaZeroAgent(OpenSpielAgent):
         return problem
 
     def native_bot(self, pyspiel_game: Any, player: int) -> Any:
-        from boardlab.adapters.openspiel.alphazero import evaluator_for, load_model
         from open_spiel.python.algorithms import mcts
+
+        from boardlab.adapters.openspiel.alphazero import evaluator_for, load_model
 
         model = load_model(self.config["path"], self.config["checkpoint"], pyspiel_game)
         evaluator = evaluator_for(pyspiel_game, model)

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from boardlab.agents.search_tree import SearchTreeHandle
-from boardlab.bots.dicewars.common import DiceWarsBot, best, possible_attacks
 from boardlab.bots.dicewars import emm_net, emm_rollout, value
+from boardlab.bots.dicewars.common import DiceWarsBot, best, possible_attacks
 from boardlab.bots.dicewars.emm_search import Budget, Pos, Search, Settings, leaf_values
 from boardlab.bots.dicewars.opponents import OpponentModel
 from boardlab.bots.dicewars.ste import hold_after_attack

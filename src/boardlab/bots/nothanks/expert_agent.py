@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from boardlab.agents.base import Agent
+from boardlab.bots.nothanks.expert import expert_value
 from boardlab.core.game import State
 from boardlab.core.params import Option
 from boardlab.games.nothanks import PASS, TAKE
-from boardlab.bots.nothanks.expert import expert_value
 
 
 class NoThanksExpertAgent(Agent):

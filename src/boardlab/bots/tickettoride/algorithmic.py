@@ -52,7 +52,16 @@ from boardlab.core.game import State
 from boardlab.core.params import Option
 from boardlab.games.tickettoride.map import LOCO
 from boardlab.games.tickettoride.state import (
-    DRAW_DECK, DRAW_TICKETS, KEEP, KEEP_BASE, PASS, SECOND, SETUP, TicketToRide, TicketToRideState, decode_claim,
+    DRAW_DECK,
+    DRAW_TICKETS,
+    KEEP,
+    KEEP_BASE,
+    PASS,
+    SECOND,
+    SETUP,
+    TicketToRide,
+    TicketToRideState,
+    decode_claim,
 )
 
 _planners: dict[str, Planner] = {}

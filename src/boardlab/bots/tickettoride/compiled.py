@@ -23,7 +23,17 @@ from boardlab.bots.tickettoride.algorithmic import ENDGAME, TTRAlgorithmicAgent
 from boardlab.bots.tickettoride.planning import BLOCKED, UNREACHABLE, Planner
 from boardlab.games.tickettoride import kernel as K
 from boardlab.games.tickettoride.state import (
-    CLAIM_BASE, DRAW_DECK, DRAW_TICKETS, KEEP, KEEP_BASE, OVER, PASS, PER_TRACK, SECOND, SETUP, TicketToRide,
+    CLAIM_BASE,
+    DRAW_DECK,
+    DRAW_TICKETS,
+    KEEP,
+    KEEP_BASE,
+    OVER,
+    PASS,
+    PER_TRACK,
+    SECOND,
+    SETUP,
+    TicketToRide,
 )
 
 LOCO = 8

@@ -52,7 +52,15 @@ from boardlab.core.game import State
 from boardlab.core.params import Option, between
 from boardlab.games.tickettoride.map import LOCO
 from boardlab.games.tickettoride.state import (
-    DRAW_DECK, DRAW_TICKETS, KEEP, SECOND, SETUP, TURN, TicketToRide, TicketToRideState, decode_claim,
+    DRAW_DECK,
+    DRAW_TICKETS,
+    KEEP,
+    SECOND,
+    SETUP,
+    TURN,
+    TicketToRide,
+    TicketToRideState,
+    decode_claim,
 )
 
 #: a win is worth 1; a point of margin over the best opponent this much (a 100-point margin: 0.05)

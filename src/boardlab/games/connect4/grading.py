@@ -40,7 +40,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.files import read_text
 from boardlab.core.records import write_atomic

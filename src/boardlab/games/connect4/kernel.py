@@ -11,7 +11,6 @@ import numpy as np
 from numba import njit
 
 from boardlab.core.rng import kernel_random
-
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
 
 

@@ -27,7 +27,13 @@ from numba import njit
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import TERMINAL
 from boardlab.core.search import (
-    ChildStats, DenseNetwork, PUCTSettings, SearchSnapshot, choose_by_visits, grow_columns, visit_policy,
+    ChildStats,
+    DenseNetwork,
+    PUCTSettings,
+    SearchSnapshot,
+    choose_by_visits,
+    grow_columns,
+    visit_policy,
 )
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
 from boardlab.games.connect4.kernel import Connect4Kernel, _won

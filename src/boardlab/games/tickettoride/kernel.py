@@ -18,8 +18,20 @@ from numba import njit
 
 from boardlab.core.rng import kernel_random, kernel_rng, python_random
 from boardlab.games.tickettoride.state import (
-    CLAIM_BASE, DRAW_DECK, DRAW_TICKETS, KEEP, KEEP_BASE, MAX_WIPES, OVER, PASS, PER_TRACK, SECOND, SETUP,
-    TURN, TicketToRide, TicketToRideState,
+    CLAIM_BASE,
+    DRAW_DECK,
+    DRAW_TICKETS,
+    KEEP,
+    KEEP_BASE,
+    MAX_WIPES,
+    OVER,
+    PASS,
+    PER_TRACK,
+    SECOND,
+    SETUP,
+    TURN,
+    TicketToRide,
+    TicketToRideState,
 )
 
 MAXP = 5

@@ -14,8 +14,8 @@ import typer
 
 from boardlab.commands.console import console, print_json
 from boardlab.commands.plugin import Recipe
-from boardlab.core.files import check_output_file, output_file
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import check_output_file, output_file
 
 DEFAULT_OUT = Path("src/boardlab/data/connect4_book.npz")
 TT_HELP = "Transposition-table entries (odd, above 2**17; 5 bytes each); the default is the first prime above 2**24."

@@ -16,8 +16,8 @@ from rich.table import Table
 
 from boardlab.commands.console import JSON_HELP, console, err_console, print_json, progress_bar
 from boardlab.commands.plugin import Experiment, Recipe
-from boardlab.core.files import check_output_file, output_file
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import check_output_file, output_file
 
 RUNS_HELP = "Folder holding the runs (<config>-<n>/)."
 POSITIONS_HELP = "Grading set (boardlab grade's format): also give each agent's % of optimal moves."
@@ -390,8 +390,8 @@ def curves(
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run -> [{games_played, first, second, optimal}] (% won against random; % optimal moves with --positions).")] = False,
 ) -> None:
     """Learning curves: win percentage against random at each snapshot, as first and as second player."""
-    from boardlab.studies.c4rl.ranking import learning_curve, plot_curves
     from boardlab.bots.connect4.qnet_files import find_run
+    from boardlab.studies.c4rl.ranking import learning_curve, plot_curves
 
     if plot is not None:
         check_output_file(plot, "--plot")

@@ -12,8 +12,8 @@ import typer
 
 from boardlab.commands.console import JSON_HELP, console, err_console, print_json
 from boardlab.commands.plugin import Experiment
-from boardlab.core.files import check_output_file
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import check_output_file
 
 DEFAULT_OUT = Path("src/boardlab/data/connect4_grading.txt")
 
@@ -36,8 +36,8 @@ def run(
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: out, positions, phases {opening, middle, end}, command (the line that regenerates the set).")] = False,
 ) -> None:
     """Build a Connect Four grading set: positions from games between different agents, every move scored by the solver."""
-    from boardlab.studies.c4rl.grading_set import DEFAULT_PAIRS, build_grading_set, regenerate_command
     from boardlab.games.connect4.grading import PHASES, phase_of
+    from boardlab.studies.c4rl.grading_set import DEFAULT_PAIRS, build_grading_set, regenerate_command
 
     pairs = tuple(_pair(p) for p in pair) if pair else DEFAULT_PAIRS
     check_output_file(out, "--out")  # before minutes of games and solving

@@ -26,8 +26,8 @@ from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
 from boardlab.games.connect4.book import default_book
-from boardlab.games.connect4.solver import Position, Solver
 from boardlab.games.connect4.grading import PHASES, GradedPosition, label, phase_of, write_grading_set
+from boardlab.games.connect4.solver import Position, Solver
 
 DEFAULT_PAIRS = (
     ("random", "random"),

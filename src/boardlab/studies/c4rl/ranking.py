@@ -22,10 +22,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from boardlab.agents.base import Agent
-
-from boardlab.core.errors import BoardlabError
 from boardlab.bots.connect4.network import greedy_actions, q_function
 from boardlab.bots.connect4.qnet_files import QConfig, Run, find_run, load_config, load_qnet, read_checkpoint
+from boardlab.core.errors import BoardlabError
 from boardlab.studies.c4rl.training import Learner, is_run
 
 QValues = Callable[[np.ndarray], np.ndarray]

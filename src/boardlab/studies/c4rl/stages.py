@@ -45,14 +45,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
+import torch
+
+from boardlab.arena.backends import map_tasks
+from boardlab.bots.connect4.network import q_function
+from boardlab.bots.connect4.qnet_files import Run, config_from_dict
 from boardlab.core.errors import BoardlabError
 from boardlab.core.records import write_atomic
 from boardlab.studies.c4rl.ranking import TrainedAgent, all_play_all, with_random
-import torch
-
-from boardlab.bots.connect4.network import q_function
-from boardlab.arena.backends import map_tasks
-from boardlab.bots.connect4.qnet_files import Run, config_from_dict
 from boardlab.studies.c4rl.training import Learner, agent_seeds, train_run_job
 
 STUDY_BASE: dict[str, Any] = {  # listing 6.1

@@ -38,11 +38,11 @@ resumed run continues bit for bit as if it had never stopped.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import io
 import json
 import random
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -50,11 +50,22 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from boardlab.bots.connect4.qnet_files import (
-    CHECKPOINT_FORMAT, CHECKPOINT_VERSION, KERNELS, LOAD_ERRORS, RUN_NAME, QConfig, Run, checkpoint_config, find_run, load_config,
-    load_weights, mismatch, read_checkpoint,
-)
 from boardlab.bots.connect4.network import QNet, is_own_mirror_view, make_qnet, mirror_view, q_function, view_of, views_from_boards
+from boardlab.bots.connect4.qnet_files import (
+    CHECKPOINT_FORMAT,
+    CHECKPOINT_VERSION,
+    KERNELS,
+    LOAD_ERRORS,
+    RUN_NAME,
+    QConfig,
+    Run,
+    checkpoint_config,
+    find_run,
+    load_config,
+    load_weights,
+    mismatch,
+    read_checkpoint,
+)
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import parse_json
 from boardlab.core.records import write_atomic

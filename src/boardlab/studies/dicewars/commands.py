@@ -46,11 +46,10 @@ def run(
 
     from boardlab.arena.backends import default_workers
     from boardlab.arena.store import ResultStore
+    from boardlab.core.files import check_output_file
     from boardlab.core.records import write_atomic
     from boardlab.studies.dicewars.tournament import DEFAULT_AGENTS, configure, full_report, markdown_table
     from boardlab.studies.dicewars.tournament import run as play
-
-    from boardlab.core.files import check_output_file
 
     if store_path is not None:
         check_output_file(store_path, "--store")  # a new store's folder must exist (the default one is made)
@@ -126,7 +125,8 @@ def emm(
     from boardlab.arena.store import ResultStore
     from boardlab.core.files import check_output_file
     from boardlab.core.records import write_atomic
-    from boardlab.studies.dicewars.emm_experiment import configs, markdown as tables, run_all
+    from boardlab.studies.dicewars.emm_experiment import configs, run_all
+    from boardlab.studies.dicewars.emm_experiment import markdown as tables
 
     if store_path is not None:
         check_output_file(store_path, "--store")

@@ -21,11 +21,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from boardlab.arena.stats import wilson
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
-from boardlab.core.files import check_output_file
+from boardlab.arena.stats import wilson
 from boardlab.core.errors import BoardlabError, FormatError
+from boardlab.core.files import check_output_file
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed

@@ -29,7 +29,12 @@ from torch import nn
 
 from boardlab.bots.nothanks.expert import Generator, expert_value, generate_states
 from boardlab.bots.nothanks.network import (
-    CHECKPOINT_FORMAT, HIDDEN, MAX_HIDDEN, NoThanksNet, feature_matrix, read_checkpoint,
+    CHECKPOINT_FORMAT,
+    HIDDEN,
+    MAX_HIDDEN,
+    NoThanksNet,
+    feature_matrix,
+    read_checkpoint,
 )
 from boardlab.core.config import STRICT, load
 from boardlab.core.errors import FormatError, SpecError

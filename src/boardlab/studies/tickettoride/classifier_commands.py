@@ -157,7 +157,8 @@ def versus(
     import sys
 
     from boardlab.studies.tickettoride import study as ttr_study
-    from boardlab.studies.tickettoride.classifier import NET_LINES, STUDY_NET, markdown, versus as run_versus
+    from boardlab.studies.tickettoride.classifier import NET_LINES, STUDY_NET, markdown
+    from boardlab.studies.tickettoride.classifier import versus as run_versus
 
     for path, option in ((markdown_out, "--markdown"),):
         if path is not None:
@@ -215,7 +216,12 @@ def models(
 
     from boardlab.core.files import output_folder
     from boardlab.studies.tickettoride.classifier import (
-        B_LINES, STUDY_SPECIFIC, STUDY_UNIVERSAL, markdown, range_plot, universal_vs_specific,
+        B_LINES,
+        STUDY_SPECIFIC,
+        STUDY_UNIVERSAL,
+        markdown,
+        range_plot,
+        universal_vs_specific,
     )
     from boardlab.studies.tickettoride.training import NetConfig
 
