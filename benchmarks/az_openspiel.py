@@ -151,7 +151,7 @@ def bench(args) -> dict:
     size = int(np.prod(game.observation_tensor_shape()))
     for batch in (1, 64):
         x = jnp.asarray(np.random.default_rng(0).random((batch, size), dtype=np.float32))
-        calls, _, cpu = _timed(lambda: jax.block_until_ready(forward(params, x)), args.seconds)
+        calls, _, cpu = _timed(lambda x=x: jax.block_until_ready(forward(params, x)), args.seconds)
         row[f"forward_b{batch}_per_cpu_s"] = calls * batch / cpu
 
     positions = states_of(game, 64, 1)

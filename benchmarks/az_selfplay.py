@@ -84,10 +84,10 @@ def bench(spec: str, arch: dict, games: int, simulations: int, seconds: float) -
     for batch in (1, 64):
         x = torch.rand(batch, *net.shape)
         with torch.no_grad():
-            calls, wall, cpu = _timed(lambda: net(x), seconds)
+            calls, wall, cpu = _timed(lambda x=x: net(x), seconds)
         row[f"forward_b{batch}_per_cpu_s"] = calls * batch / cpu
         states = states_of(game, batch, 1)
-        calls, wall, cpu = _timed(lambda: evaluator.evaluate(states), seconds)
+        calls, wall, cpu = _timed(lambda states=states: evaluator.evaluate(states), seconds)
         row[f"evaluate_b{batch}_per_cpu_s"] = calls * batch / cpu
     outputs = value_outputs(game)
     targets = lambda returns, mover: relative_values(np.asarray(returns), mover, outputs)  # noqa: E731

@@ -53,7 +53,7 @@ def measure(spec: str, opponent: str, games: int, seed: int, default: str | None
         seat = index % players
         seats = theirs[:seat] + [ours] + theirs[seat:]
 
-        def timed(who: int, spent: float) -> None:
+        def timed(who: int, spent: float, seat: int = seat) -> None:
             entry = seconds["default" if who == seat else "opponent"]
             entry[0] += spent
             entry[1] += 1

@@ -15,7 +15,7 @@
   records included.
 
 The course engine (a server and a client process per player over sockets)
-needs 4.35 s per 4-player game, 0.23 games/s (rules-dicewars.md); ratios are
+needs 4.35 s per 4-player game, 0.23 games/s (the Dice Wars rules, docs/references.md); ratios are
 to that. Each figure is the best of three rounds of CPU time
 (``time.process_time``: one thread, and other jobs share the cores).
 """

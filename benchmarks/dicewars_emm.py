@@ -27,7 +27,7 @@ def positions(games: int):
     for seed in range(games):
         seen = []
 
-        def note(state, player, action):
+        def note(state, player, action, seen=seen):
             if player == 0 and state.attacks_of(0):
                 seen.append(state.clone())
 

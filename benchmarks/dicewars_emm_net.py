@@ -71,7 +71,10 @@ def main() -> None:
     print(f"{decisions} decisions, {leaves / decisions:.0f} leaves each; load {load_before:.2f} -> {result['load_after']:.2f}")
     for way in ways:
         print(f"  {way:>15}: {result[way]['ms_per_decision']:.1f} ms CPU per decision")
-    print(f"  cost per leaf over the score leaf: {result['extra_ms_per_leaf_one_by_one']:.3f} ms one by one, {result['extra_ms_per_leaf_batched']:.3f} ms batched")
+    print(
+        f"  cost per leaf over the score leaf: {result['extra_ms_per_leaf_one_by_one']:.3f} ms one by one, "
+        f"{result['extra_ms_per_leaf_batched']:.3f} ms batched"
+    )
 
 
 if __name__ == "__main__":

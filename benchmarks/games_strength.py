@@ -77,7 +77,14 @@ def main() -> None:
     parser.add_argument("--tune", type=int, default=0, help="chess games per eval_plies value (0: skip the sweep)")
     parser.add_argument("--weights", type=int, default=0, help="mancala games per pairing of side weights (0: skip)")
     parser.add_argument("--weights-iterations", type=int, default=300)
-    parser.add_argument("--json", action="store_true", help="print one JSON object: {weights: [...], tune: [...], chess: {...}, mancala: {...}}, each a duel result plus win_rate, mean_plies, cpu_s, wall_s, cpu_s_per_agent_move")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=(
+            "print one JSON object: {weights: [...], tune: [...], chess: {...}, mancala: {...}}, "
+            "each a duel result plus win_rate, mean_plies, cpu_s, wall_s, cpu_s_per_agent_move"
+        ),
+    )
     args = parser.parse_args()
     out: dict = {"tune": [], "weights": []}
     for a, b in WEIGHT_PAIRS if args.weights else []:

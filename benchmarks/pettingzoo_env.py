@@ -30,7 +30,7 @@ def steps_per_second(spec: str, seconds: float, seed: int = 0) -> dict:
     end = start + seconds
     while time.perf_counter() < end:
         e.reset(seed=int(rng.integers(1 << 31)))
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             observation, _, termination, truncation, _ = e.last()
             if termination or truncation:
                 action = None

@@ -125,7 +125,7 @@ def pettingzoo(games: int) -> int:
     moves = 0
     for g in range(games):
         env.reset(seed=g)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, termination, truncation, _ = env.last()
             if termination or truncation:
                 action = None

@@ -13,8 +13,8 @@ the number of wrong scores (must be 0). Two modes:
         --sets Test_L3_R1 Test_L2_R1 Test_L2_R2 Test_L1_R1 --limit 1000
 
 ``DIR`` holds Pascal Pons' benchmark sets (``Test_L3_R1`` ...: one position and
-its score per line, from his Connect Four solver tutorial; the study material
-ships them as ``data/connect4``).
+its score per line, from his Connect Four solver tutorial: Pons' test sets,
+docs/references.md; they are not shipped, download them from his blog).
 """
 
 from __future__ import annotations

@@ -42,7 +42,11 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=4, help="random agents in the round-robin")
     parser.add_argument("--game", default="connect4", help="game spec; a bigger board (connect4:rows=9,cols=10) means longer games")
     parser.add_argument("--no-ray", action="store_true", help="skip the Ray figures")
-    parser.add_argument("--json", action="store_true", help="print one JSON object: load_before, rows [{backend, workers, games, seconds, games_per_second, startup_seconds}], load_after")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: load_before, rows [{backend, workers, games, seconds, games_per_second, startup_seconds}], load_after",
+    )
     args = parser.parse_args()
     agents = ["random"] + [f"random:seed={i}" for i in range(1, args.agents)]
     config = prepare(args.game, agents, games=args.games, seed=0)

@@ -42,7 +42,7 @@ CPU_TIMES: list[float] = []
 def csv_module_read(path: Path) -> int:
     rows = 0
     with open(path, newline="", encoding="utf-8") as handle:
-        for move, visits, visits2, mean, state, children in csv.reader(handle):
+        for _move, visits, visits2, mean, _state, children in csv.reader(handle):
             int(visits), int(visits2), float(mean), int(children)
             rows += 1
     return rows
@@ -66,12 +66,12 @@ def main() -> None:
             row = {"nodes": n}
             for ext in ("tree", "csv"):
                 path = Path(tmp) / f"t{n}.{ext}"
-                row[f"{ext}_write_s"] = median_time(lambda: save_tree(tree, path), args.rounds)
+                row[f"{ext}_write_s"] = median_time(lambda tree=tree, path=path: save_tree(tree, path), args.rounds)
                 row[f"{ext}_write_cpu_s"] = CPU_TIMES[-1]
-                row[f"{ext}_read_s"] = median_time(lambda: load_tree(path), args.rounds)
+                row[f"{ext}_read_s"] = median_time(lambda path=path: load_tree(path), args.rounds)
                 row[f"{ext}_read_cpu_s"] = CPU_TIMES[-1]
                 row[f"{ext}_mb"] = os.path.getsize(path) / 1e6
-            row["csv_module_read_s"] = median_time(lambda: csv_module_read(Path(tmp) / f"t{n}.csv"), 1)
+            row["csv_module_read_s"] = median_time(lambda n=n: csv_module_read(Path(tmp) / f"t{n}.csv"), 1)
             row["csv_module_read_cpu_s"] = CPU_TIMES[-1]
             results.append(row)
     if args.json:
@@ -81,7 +81,7 @@ def main() -> None:
     print("| nodes | .tree MB | .tree write | .tree read | .csv MB | .csv write | .csv read | csv module read |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        f = lambda key: f"{r[key + '_s']:.3f} ({r[key + '_cpu_s']:.3f})"  # noqa: E731
+        f = lambda key, r=r: f"{r[key + '_s']:.3f} ({r[key + '_cpu_s']:.3f})"  # noqa: E731
         print(
             f"| {r['nodes']:,} | {r['tree_mb']:.1f} | {f('tree_write')} | {f('tree_read')} | {r['csv_mb']:.1f} | "
             f"{f('csv_write')} | {f('csv_read')} | {f('csv_module_read')} |"

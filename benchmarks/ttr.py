@@ -55,11 +55,11 @@ def main() -> None:
         kernel = game.playout_kernel()
         kernel.random_games(2, seed=0)  # compile
         row = {"players": players}
-        (_, moves), seconds = cpu(lambda: kernel.random_games(args.kernel_games, seed=1))
+        (_, moves), seconds = cpu(lambda kernel=kernel: kernel.random_games(args.kernel_games, seed=1))
         row["kernel_random_games_per_s"] = args.kernel_games / seconds
         row["kernel_random_moves_per_game"] = moves / args.kernel_games
 
-        def python_random():
+        def python_random(game=game):
             rng = np.random.default_rng(1)
             moves = 0
             for seed in range(args.python_games):
@@ -74,17 +74,17 @@ def main() -> None:
         row["python_random_games_per_s"] = args.python_games / seconds
         player = CompiledPlayer(game)
         player.play(0)  # compile
-        _, seconds = cpu(lambda: [player.play(seed) for seed in range(args.compiled_games)])
+        _, seconds = cpu(lambda player=player: [player.play(seed) for seed in range(args.compiled_games)])
         row["compiled_algorithmic_games_per_s"] = args.compiled_games / seconds
 
-        def python_agents():
+        def python_agents(game=game, players=players):
             for seed in range(args.agent_games):
                 play_game(game, [make_agent("ttr-algorithmic", game) for _ in range(players)], seed=seed)
 
         _, seconds = cpu(python_agents)
         row["python_algorithmic_games_per_s"] = args.agent_games / seconds
         if args.check_games:
-            (failures, moves), seconds = cpu(lambda: kernel.checked_random_games(args.check_games, seed=players))
+            (failures, moves), seconds = cpu(lambda kernel=kernel, players=players: kernel.checked_random_games(args.check_games, seed=players))
             row["checked_games"] = args.check_games
             row["checked_moves"] = int(moves)
             row["broken_states"] = {str(code): int(n) for code, n in enumerate(failures) if n}

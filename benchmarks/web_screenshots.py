@@ -96,7 +96,10 @@ def main() -> None:
         )
         for _ in range(3):
             page.click("#zoom-in")
-        page.evaluate(f"() => {{ const v = window.__viewer; const [x, y] = v.toScreen({node}); v.view.x0 += v.canvas.clientWidth / 2 - x; v.view.y0 += 150 - y; v.drawNow(); }}")
+        page.evaluate(
+            f"() => {{ const v = window.__viewer; const [x, y] = v.toScreen({node}); "
+            "v.view.x0 += v.canvas.clientWidth / 2 - x; v.view.y0 += 150 - y; v.drawNow(); }"
+        )
         x, y = page.evaluate(f"() => window.__viewer.toScreen({node})")
         box = page.locator("#tree-canvas").bounding_box()
         page.mouse.click(box["x"] + x, box["y"] + y)

@@ -116,7 +116,15 @@ def main() -> None:
     after = {"random": score(model, "random", args.games, 1), "mcts:iterations=50": score(model, "mcts:iterations=50", args.games, 2)}
     if args.save:
         model.save(args.save)
-    result = {"steps": args.steps, "opponent": args.opponent, "games": args.games, "seconds": seconds, "steps_per_second": args.steps / seconds, "before": before, "after": after}
+    result = {
+        "steps": args.steps,
+        "opponent": args.opponent,
+        "games": args.games,
+        "seconds": seconds,
+        "steps_per_second": args.steps / seconds,
+        "before": before,
+        "after": after,
+    }
     if args.json:
         print(json.dumps(result))
         return

@@ -89,7 +89,8 @@ def test_random_play_ends_with_a_consistent_result(seed, fen):
     }
     assert expected[reason]
     assert state.returns() == ([0.0, 0.0] if reason != "checkmate" else ([-1.0, 1.0] if board.turn else [1.0, -1.0]))
-    assert state.returns() == {"1-0": [1.0, -1.0], "0-1": [-1.0, 1.0], "1/2-1/2": [0.0, 0.0]}[board.result(claim_draw=False) if reason != "maximum length" else "1/2-1/2"]
+    result = board.result(claim_draw=False) if reason != "maximum length" else "1/2-1/2"
+    assert state.returns() == {"1-0": [1.0, -1.0], "0-1": [-1.0, 1.0], "1/2-1/2": [0.0, 0.0]}[result]
     again = game.state_from_json(state.to_json())
     assert again.fen() == state.fen() and again.end_reason() == reason
     with pytest.raises(IllegalActionError, match="over"):
@@ -130,7 +131,7 @@ def test_checkmate_and_draw_rules_on_hand_made_positions():
 
     # fivefold repetition: the start position a fifth time ends the game; threefold does not
     dance = game.new_initial_state()
-    for cycle in range(4):
+    for _cycle in range(4):
         assert not dance.is_terminal()
         play(dance, "Nf3", "Nf6", "Ng1", "Ng8")
     assert dance.end_reason() == "fivefold repetition" and dance.returns() == [0.0, 0.0]

@@ -17,9 +17,9 @@ def run(*args):
 def test_duel_prints_w_d_l_and_seats():
     result = run("duel", "random", "random", "-n", "1000", "--game", "connect4", "--seed", "1")
     assert result.exit_code == 0, result.output
-    w, d, l = map(int, result.output.splitlines()[0].split())
-    assert w + d + l == 1000
-    assert abs(w - l) < 120  # seats alternate, so the two agents are even
+    wins, draws, losses = map(int, result.output.splitlines()[0].split())
+    assert wins + draws + losses == 1000
+    assert abs(wins - losses) < 120  # seats alternate, so the two agents are even
     assert "moving first" in result.output
     share = float(result.output.split("the player moving first won ")[1].split(" %")[0])
     assert 51.0 < share < 60.0  # 55.6 % for uniformly random play on 7x6

@@ -4,7 +4,7 @@ import dataclasses
 from typing import Annotated, Literal
 
 import pytest
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic.dataclasses import dataclass
 
 from boardlab.core.config import STRICT, build, load
@@ -48,7 +48,7 @@ def test_options_are_checked_as_the_command_gives_them():
 
 
 def test_replace_checks_again():
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         dataclasses.replace(Example(), lr=-2.0)
 
 

@@ -118,7 +118,7 @@ def test_table_store_resumes_and_refuses_another_table(tmp_path):
     played = []
     second = four_player_table(agents, games=8, seed=2, store=store, on_game=played.append)
     lines = store.read_text().splitlines()
-    assert len(lines) == 8 and [json.loads(l)["index"] for l in lines] == list(range(8))
+    assert len(lines) == 8 and [json.loads(line)["index"] for line in lines] == list(range(8))
     fresh = four_player_table(agents, games=8, seed=2)
     assert second["rows"] == fresh["rows"] and first["rows"] != second["rows"]
     assert played == list(range(8))

@@ -77,7 +77,7 @@ def test_openspiel_games_with_chance_and_hidden_cards_pass_too(spec):
 def test_the_example_game_and_a_game_with_chance_nodes_pass(example_games):
     for spec in ("tictactoe", "dicerace", "dicerace:target=12"):
         api_test(env(spec), num_cycles=1000)
-        seed_test(lambda: env(spec), num_cycles=300)
+        seed_test(lambda spec=spec: env(spec), num_cycles=300)
 
 
 def test_chance_nodes_are_played_inside_the_environment(example_games):
@@ -101,7 +101,7 @@ def test_chance_nodes_are_played_inside_the_environment(example_games):
 
     again = raw_env("dicerace")
     again.reset(seed=3)
-    for agent in again.agent_iter():
+    for _agent in again.agent_iter():
         observation, _, termination, _, _ = again.last()
         again.step(None if termination else int(np.flatnonzero(observation["action_mask"])[-1]))
     assert again.game_state.history == first

@@ -90,7 +90,7 @@ def _numpy_games_with_uniforms(learner: Learner, uniforms: np.ndarray) -> list[i
     for row in uniforms:
         draws = iter(row)
 
-        def choose(state) -> int:
+        def choose(state, draws=draws) -> int:
             legal = state.legal_actions()
             values = learner.q()(view_of(state, state.current_player())[None])[0][legal]
             cdf = np.cumsum(boltzmann_probabilities(values, learner.cfg.temperature))

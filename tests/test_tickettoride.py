@@ -275,7 +275,7 @@ def test_doubles_open_with_four_or_five_players_but_never_both_to_one_player(pla
     state.hands[0][GREEN] = 5
     state.hands[0][PINK] = 5
     state.apply_action(claim_action(a, GREEN, 0))
-    for seat in range(1, players):
+    for _seat in range(1, players):
         state.apply_action(DRAW_DECK)
         state.apply_action(DRAW_DECK)
     assert state.current_player() == 0

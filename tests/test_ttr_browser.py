@@ -105,7 +105,7 @@ def test_a_whole_game_against_the_algorithmic_player_by_clicking_and_nothing_hid
             continue  # every ticket is scored in public at the end
         assert ticket_ids(view, set()) <= mine, "an opponent's ticket reached the page"
         assert view["viewer"] == 0
-        for p, entry in enumerate(board["players"]):
+        for _p, entry in enumerate(board["players"]):
             assert set(entry) <= {"trains", "cards", "tickets", "offer", "routes", "claimed"}
         assert all(label == "draw from deck" or not label.startswith("draw from") for label in view["moves"])
         assert not any(label.startswith("keep") and ("–" in label) for label in view["moves"])

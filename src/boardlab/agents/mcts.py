@@ -414,11 +414,27 @@ class MCTSAgent(Agent):
         "c": Option("c", float, math.sqrt(2), "UCB exploration constant", non_negative),
         "final": Option("final", str, "visits", "move chosen: most-visited child (visits) or best mean payout (mean)", one_of("visits", "mean")),
         "seed": Option("seed", int, None, "seed of the search (default: from the game seed)", non_negative),
-        "reuse": Option("reuse", bool, False, "keep the subtree of the moves actually played for the next search (perfect-information games; determinised searches start afresh)"),
+        "reuse": Option(
+            "reuse",
+            bool,
+            False,
+            "keep the subtree of the moves actually played for the next search (perfect-information games; determinised searches start afresh)",
+        ),
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
-        "eval": Option("eval", str, None, "leaf evaluator: default the game's own (chess: chess_material), none for random playouts, or a name from 'boardlab agents'"),
+        "eval": Option(
+            "eval",
+            str,
+            None,
+            "leaf evaluator: default the game's own (chess: chess_material), none for random playouts, or a name from 'boardlab agents'",
+        ),
         "eval_plies": Option("eval_plies", int, 0, "random plies played before the evaluator is asked", non_negative),
-        "engine": Option("engine", str, "auto", "auto (the game's compiled search when it offers one and no evaluator is used), compiled or generic", one_of("auto", "compiled", "generic")),
+        "engine": Option(
+            "engine",
+            str,
+            "auto",
+            "auto (the game's compiled search when it offers one and no evaluator is used), compiled or generic",
+            one_of("auto", "compiled", "generic"),
+        ),
         "max_nodes": Option("max_nodes", int, None, "stop a search once its tree holds this many nodes (default: no limit)", positive),
     }
 

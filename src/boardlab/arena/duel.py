@@ -110,7 +110,7 @@ def duel(
         seat_a = index % 2
         seats = [agent_a, agent_b] if seat_a == 0 else [agent_b, agent_a]
 
-        def timed(seat: int, seconds: float) -> None:
+        def timed(seat: int, seconds: float, seat_a: int = seat_a) -> None:
             which = 0 if seat == seat_a else 1
             result.moves[which] += 1
             result.seconds[which] += seconds

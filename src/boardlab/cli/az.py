@@ -21,15 +21,19 @@ def _opt(flag: str, text: str):
 
 def train(
     game: Annotated[Optional[str], _opt("--game", "Game spec to learn (e.g. connect4, mancala, connect4:rows=4,cols=5,k=3). Default connect4.")] = None,
-    out: Annotated[Optional[Path], _opt("--out", "Run folder (created, with the folders above it). Default runs/az-<game>. Running the command again resumes the run in it, after a kill too.")] = None,
-    iterations: Annotated[Optional[int], _opt("--iterations", "Iterations to reach (self-play, then learning). Default 100; the one setting a resumed run may change.")] = None,
+    out: Annotated[Optional[Path], _opt("--out", "Run folder (created, with the folders above it). Default runs/az-<game>. "
+                                        "Running the command again resumes the run in it, after a kill too.")] = None,
+    iterations: Annotated[Optional[int], _opt("--iterations", "Iterations to reach (self-play, then learning). Default 100; "
+                                              "the one setting a resumed run may change.")] = None,
     games: Annotated[Optional[int], _opt("--games", "Self-play games per iteration. Default 64.")] = None,
-    lockstep: Annotated[Optional[int], _opt("--lockstep", "Games played in lockstep in one process (their leaves share one forward pass); chunks of this size go to the workers. Default 64.")] = None,
+    lockstep: Annotated[Optional[int], _opt("--lockstep", "Games played in lockstep in one process (their leaves share one forward pass); "
+                                            "chunks of this size go to the workers. Default 64.")] = None,
     simulations: Annotated[Optional[int], _opt("--simulations", "PUCT simulations per self-play move. Default 50.")] = None,
     c: Annotated[Optional[float], _opt("--c", "PUCT exploration constant. Default 1.5.")] = None,
     alpha: Annotated[Optional[float], _opt("--alpha", "Dirichlet concentration of the root noise in self-play. Default 1.0.")] = None,
     noise_weight: Annotated[Optional[float], _opt("--noise-weight", "Weight of the root noise (0: none). Default 0.25.")] = None,
-    temp_moves: Annotated[Optional[int], _opt("--temp-moves", "Self-play moves of each game drawn in proportion to visits (then the most visited). Default 10.")] = None,
+    temp_moves: Annotated[Optional[int], _opt("--temp-moves", "Self-play moves of each game drawn in proportion to visits (then the most visited). "
+                                              "Default 10.")] = None,
     buffer: Annotated[Optional[int], _opt("--buffer", "Replay buffer size in positions. Default 50000.")] = None,
     batch: Annotated[Optional[int], _opt("--batch", "Minibatch size. Default 256.")] = None,
     steps: Annotated[Optional[int], _opt("--steps", "Gradient steps per iteration. Default 100.")] = None,
@@ -45,17 +49,31 @@ def train(
     eval_simulations: Annotated[Optional[int], _opt("--eval-simulations", "Simulations per move of the evaluated network. Default 100.")] = None,
     eval_mcts: Annotated[Optional[int], _opt("--eval-mcts", "Iterations of the MCTS opponent in evaluations. Default 200.")] = None,
     seed: Annotated[Optional[int], _opt("--seed", "Seed of the whole run. Default 0.")] = None,
-    augment: Annotated[Optional[bool], typer.Option("--augment/--no-augment", show_default=False, help="Train on each minibatch sample seen through a symmetry of the game drawn at random (Connect Four: its mirror), the identity included; games that declare none refuse it. Default off.")] = None,
-    discount: Annotated[Optional[float], _opt("--discount", "A result k plies ahead is worth discount**k, in the value targets and in the search's backups; below 1 the network learns to prefer the nearer win and the farther loss (the graded set counts only the quickest win as optimal). The model records it and az plays with it. Default 1.")] = None,
-    value_target: Annotated[Optional[str], _opt("--value-target", "The value head's target: result (the game's result, discounted) or average (its mean with the root's search value for the player to move: less noise from the moves drawn late in a game; two-player zero-sum games). Default result.")] = None,
-    fpu: Annotated[Optional[str], _opt("--fpu", "The value of a move not yet tried in self-play searches: zero (the AlphaZero paper) or mean (of the moves tried from the same position). Default zero, as the az agent plays.")] = None,
-    solver: Annotated[Optional[bool], typer.Option("--solver/--no-solver", show_default=False, help="Self-play searches prove wins, draws and losses as they reach them (MCTS-Solver, as the az agent does by default) and play the quickest proven win after the drawn moves; two-player zero-sum games without chance. Default off; runs started before the option resume without it.")] = None,
-    engine: Annotated[Optional[str], _opt("--engine", "Self-play search: auto (the game's compiled PUCT where it offers one for the network: Connect Four with --net mlp, on the CPU; the same searches, many times faster) or generic (games in lockstep, one forward pass per round). Default auto; runs started before the option resume as generic.")] = None,
+    augment: Annotated[Optional[bool], typer.Option("--augment/--no-augment", show_default=False, help="Train on each minibatch sample seen through a symmetry "
+                                                    "of the game drawn at random (Connect Four: its mirror), the identity included; "
+                                                    "games that declare none refuse it. Default off.")] = None,
+    discount: Annotated[Optional[float], _opt("--discount", "A result k plies ahead is worth discount**k, in the value targets and in the search's backups; "
+                                              "below 1 the network learns to prefer the nearer win and the farther loss (the graded set counts only the "
+                                              "quickest win as optimal). The model records it and az plays with it. Default 1.")] = None,
+    value_target: Annotated[Optional[str], _opt("--value-target", "The value head's target: result (the game's result, discounted) "
+                                                "or average (its mean with the root's search value for the player to move: "
+                                                "less noise from the moves drawn late in a game; two-player zero-sum games). Default result.")] = None,
+    fpu: Annotated[Optional[str], _opt("--fpu", "The value of a move not yet tried in self-play searches: zero (the AlphaZero paper) "
+                                       "or mean (of the moves tried from the same position). Default zero, as the az agent plays.")] = None,
+    solver: Annotated[Optional[bool], typer.Option("--solver/--no-solver", show_default=False, help="Self-play searches prove wins, "
+                                                   "draws and losses as they reach them (MCTS-Solver, as the az agent does by default) "
+                                                   "and play the quickest proven win after the drawn moves; two-player zero-sum games without chance. "
+                                                   "Default off; runs started before the option resume without it.")] = None,
+    engine: Annotated[Optional[str], _opt("--engine", "Self-play search: auto (the game's compiled PUCT where it offers one for the network: "
+                                          "Connect Four with --net mlp, on the CPU; the same searches, many times faster) or generic (games in lockstep, "
+                                          "one forward pass per round). Default auto; runs started before the option resume as generic.")] = None,
     device: Annotated[Optional[str], _opt("--device", "auto (CUDA when torch sees it), cpu or cuda. Default cpu.")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing self-play chunks at once (one core each).")] = 1,
-    backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) or 'ray' (a local Ray instance, or the cluster at --address).")] = "process",
+    backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) "
+                                         "or 'ray' (a local Ray instance, or the cluster at --address).")] = "process",
     address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the cluster's address.", show_default=False)] = None,
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, game, iterations, positions, hours and cpu_hours (self-play and learning; CPU: this process and its pool's workers), "
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, game, iterations, positions, "
+                                           "hours and cpu_hours (self-play and learning; CPU: this process and its pool's workers), "
                                            "checkpoint, model, curve (PNG or null), last_eval ({random, mcts, previous, optimal, kept}: scores 0..1, or null), "
                                            "history (one entry per iteration: iteration, games, positions, policy_loss, value_loss, "
                                            "first_player_return, mean_moves, hours, cpu_hours, eval when evaluated).")] = False,
@@ -109,7 +127,8 @@ def train(
     evals = [h["eval"] for h in trainer.history if "eval" in h]
     curve = folder / "curve.png"
     result = {"run": str(folder), "game": spec, "iterations": trainer.iteration, "positions": trainer.buffer.added,
-              "hours": trainer.seconds / 3600, "cpu_hours": trainer.cpu_seconds / 3600, "checkpoint": str(trainer.checkpoint_path), "model": str(folder / "model.pt"),
+              "hours": trainer.seconds / 3600, "cpu_hours": trainer.cpu_seconds / 3600,
+              "checkpoint": str(trainer.checkpoint_path), "model": str(folder / "model.pt"),
               "curve": str(curve) if curve.exists() else None, "last_eval": evals[-1] if evals else None,
               "history": trainer.history}
     if json_out:
@@ -133,7 +152,8 @@ def _model_file(model: Path) -> Path:
 
 
 def evaluate(
-    model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model file of train az (model.pt, models/iter-N.pt) or a run folder (its model.pt).", show_default=False)],
+    model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model file of train az (model.pt, models/iter-N.pt) "
+                                          "or a run folder (its model.pt).", show_default=False)],
     games: Annotated[int, typer.Option("--games", "-n", min=2, help="Games per duel (seats alternate).")] = 40,
     simulations: Annotated[int, typer.Option("--simulations", min=1, help="PUCT simulations per move of the network.")] = 200,
     mcts: Annotated[int, typer.Option("--mcts", min=1, help="Iterations of the MCTS opponent.")] = 1000,

@@ -18,7 +18,8 @@ def _options(options) -> list[dict]:
 
 
 @command("games")
-def games(json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: name, long_name, players [min, max], parameters [{name, type, default, help}].")) -> None:
+def games(json_out: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: name, long_name, players [min, max], "
+                                        "parameters [{name, type, default, help}].")) -> None:
     """List the games and their parameters (pass them as [b]connect4:rows=5,cols=6[/])."""
     rows = []
     for name in game_names():

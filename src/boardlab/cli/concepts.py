@@ -87,6 +87,9 @@ app.add_typer(experiment_app, name="experiment")
 @command(
     "evaluate",
     context_settings={"allow_extra_args": True, "allow_interspersed_args": False, "help_option_names": []},
+    help="Evaluate a trained model with the evaluation of the recipe that made it: [b]boardlab evaluate MODEL [OPTIONS][/].\n\n"
+    "The recipe is found from the file itself (its checkpoint format, or a run folder). Each recipe's evaluation prints its figures, "
+    "takes [b]--json[/], and writes no file unless asked ([b]--plot PATH[/]; default: no plot), so nothing is written beside the model.",
 )
 def evaluate(
     ctx: typer.Context,
@@ -98,10 +101,7 @@ def evaluate(
     help_: Annotated[bool, typer.Option(
         "--help", help="Show this message and exit; [b]boardlab evaluate MODEL --help[/] shows the options of MODEL's recipe.")] = False,
 ) -> Any:
-    """Evaluate a trained model with the evaluation of the recipe that made it: [b]boardlab evaluate MODEL [OPTIONS][/].
-
-    The recipe is found from the file itself (its checkpoint format, or a run folder). Each recipe's evaluation prints its figures, takes [b]--json[/], and writes no file unless asked ([b]--plot PATH[/]; default: no plot), so nothing is written beside the model.
-    """
+    """``boardlab evaluate``; its help text is in the decorator (rich help would keep a docstring's line breaks)."""
     if model is None:
         console.print(ctx.get_help())
         raise typer.Exit(0 if help_ else 2)

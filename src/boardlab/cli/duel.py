@@ -23,7 +23,8 @@ def duel(
     game: str = typer.Option("connect4", "--game", "-g", help="Game spec, e.g. connect4:rows=5,cols=6."),
     games: int = typer.Option(100, "--games", "-n", help="Number of games; the first agent starts games 1, 3, 5, ..."),
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed; the same seed replays the same duel."),
-    records: Path = typer.Option(None, "--records", help="Write each game's record into this folder as game-NNNNN.json (the folder is made if missing; its parent must exist)."),
+    records: Path = typer.Option(None, "--records", help="Write each game's record into this folder as game-NNNNN.json (the folder is made if missing; "
+                                 "its parent must exist)."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: game, agents, seed, games, wins, draws, losses, "

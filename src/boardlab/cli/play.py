@@ -66,7 +66,8 @@ def play(
 def replay(
     record: Path = typer.Argument(..., help="A game record (JSON) written by play, duel --records or the web app."),
     rerun: bool = typer.Option(False, "--rerun", help="Also replay the agents from the seed and check they choose the same moves."),
-    json_out: bool = typer.Option(False, "--json", help="Print one JSON object: game, params, seed, agents, moves, returns, final (the final position: notation and its public observation, to_move, text, board...), agents_agree (with --rerun)."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object: game, params, seed, agents, moves, returns, "
+                                  "final (the final position: notation and its public observation, to_move, text, board...), agents_agree (with --rerun)."),
 ) -> None:
     """Replay a game record move by move and check it ends with the recorded returns."""
     rec = GameRecord.load(record)

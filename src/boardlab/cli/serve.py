@@ -32,16 +32,21 @@ def serve(
              "(default: ~/.local/share/boardlab/web, or under $XDG_DATA_HOME).",
     ),
     temporary: bool = typer.Option(False, "--temporary", help="Keep games and uploads in a temporary folder, removed at exit."),
-    max_ai_seconds: float = typer.Option(60.0, "--max-ai-seconds", min=0.001, help="Most seconds an AI move may search; a longer time option is refused (400)."),
+    max_ai_seconds: float = typer.Option(60.0, "--max-ai-seconds", min=0.001, help="Most seconds an AI move may search; "
+                                         "a longer time option is refused (400)."),
     max_ai_iterations: int = typer.Option(10_000_000, "--max-ai-iterations", min=1, help="Most iterations an AI move may run; more is refused (400)."),
-    max_tree_nodes: int = typer.Option(1_000_000, "--max-tree-nodes", min=1, help="Most nodes in one search tree: added as max_nodes to agents that have it; more is refused (400)."),
+    max_tree_nodes: int = typer.Option(1_000_000, "--max-tree-nodes", min=1, help="Most nodes in one search tree: added as max_nodes to agents that have it; "
+                                       "more is refused (400)."),
     ai_workers: int = typer.Option(2, "--ai-workers", min=1, help="Worker processes that run AI moves and parse uploads (at most this many searches at once)."),
     ai_queue: int = typer.Option(16, "--ai-queue", min=1, help="AI moves that may wait for a worker; more are refused (503)."),
-    max_memory: int = typer.Option(4096, "--max-memory", min=64, help="MiB of resident memory for the server and its workers together; a search past its share is stopped (its best move so far is played), then ended."),
-    kept_tree_nodes: int = typer.Option(4_000_000, "--kept-tree-nodes", min=1, help="Nodes of search trees kept for the viewer, all games together (the least recently viewed go first)."),
+    max_memory: int = typer.Option(4096, "--max-memory", min=64, help="MiB of resident memory for the server and its workers together; "
+                                   "a search past its share is stopped (its best move so far is played), then ended."),
+    kept_tree_nodes: int = typer.Option(4_000_000, "--kept-tree-nodes", min=1, help="Nodes of search trees kept for the viewer, "
+                                        "all games together (the least recently viewed go first)."),
     max_upload: int = typer.Option(200, "--max-upload", min=1, help="MiB: the largest tree file accepted for upload (413 above)."),
     upload_quota: int = typer.Option(1024, "--upload-quota", min=1, help="MiB: all uploaded files together (507 when full)."),
-    upload_hours: float = typer.Option(24.0, "--upload-hours", min=0.001, help="An upload is deleted this many hours after its last use (all are deleted at exit)."),
+    upload_hours: float = typer.Option(24.0, "--upload-hours", min=0.001, help="An upload is deleted this many hours after its last use "
+                                       "(all are deleted at exit)."),
     game_days: float = typer.Option(30.0, "--game-days", min=0.001, help="A game is deleted this many days after its last use."),
     max_games: int = typer.Option(100_000, "--max-games", min=1, help="Games kept in all; past it the least recently used goes."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP + " Keys: url, data, limits."),

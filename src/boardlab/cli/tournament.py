@@ -205,19 +205,21 @@ def tournament(
 
 @command("report")
 def report(
-    store_path: Optional[Path] = typer.Argument(None, help="Results store; default $XDG_DATA_HOME/boardlab/results.sqlite or ~/.local/share/boardlab/results.sqlite."),
+    store_path: Optional[Path] = typer.Argument(None, help="Results store; "
+                                                "default $XDG_DATA_HOME/boardlab/results.sqlite or ~/.local/share/boardlab/results.sqlite."),
     tournament_ids: List[str] = typer.Option(
         [], "--tournament", "-t", help="Tournament id or its first digits; repeat for several; default: the latest."
     ),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.md and the PNG plots (made if missing; its parent must exist); default ./report-<id>."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.md and the PNG plots (made if missing; its parent must exist); "
+                                       "default ./report-<id>."),
     thresholds: str = typer.Option("", "--thresholds", help="Score thresholds for 'share above', e.g. 110,120,140."),
     bootstrap: int = typer.Option(400, "--bootstrap", help="Bootstrap resamples for the Elo intervals (0 to 100,000)."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: store, thresholds, files, tournaments [{id, game, players, format, seed, agents, "
         "resolved_agents (each agent's every option, defaults included, as recorded when the tournament began; absent "
-        "for tournaments stored before boardlab recorded them), total_games, finished_games, command, created, agent_table, rating_model, ratings, pair_table (two players), "
-        "seat_table, score_source, score_table}].",
+        "for tournaments stored before boardlab recorded them), total_games, finished_games, command, created, agent_table, rating_model, "
+        "ratings, pair_table (two players), seat_table, score_source, score_table}].",
     ),
 ) -> None:
     """Print a tournament's tables and write a Markdown report with plots (ratings, score histograms, seats)."""

@@ -36,7 +36,9 @@ def _subtree_size(tree, index: int) -> int:
     return _subtree_end(np.asarray(tree.child_count, dtype=np.int64), index) - index
 
 
-@command("info", group=tree_app, help="Node count, depth, the game the tree was searched in, nodes by player to move and the root's children. JSON keys: file, format, game (spec or null), nodes, depth, leaves, root_state (the root's position in the game's notation), root_visits, players ({label: nodes}), children (move, visits, wins, mean_payout, subtree_nodes).")
+@command("info", group=tree_app, help="Node count, depth, the game the tree was searched in, nodes by player to move and the root's children. "
+         "JSON keys: file, format, game (spec or null), nodes, depth, leaves, root_state (the root's position in the game's notation), root_visits, "
+         "players ({label: nodes}), children (move, visits, wins, mean_payout, subtree_nodes).")
 def info(file: Path = typer.Argument(..., help="A .tree or .csv file."), json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     from boardlab.trees.colors import Palette
     from boardlab.trees.gamelabels import identify, node_notation
@@ -92,7 +94,8 @@ def convert(
         console.print(f"wrote {target} ({len(tree):,} nodes)")
 
 
-@command("layout", group=tree_app, help="Tidy layout as CSV rows index,parent,depth,x,y (preorder, with that header). JSON keys: input, output, nodes, width, depth.")
+@command("layout", group=tree_app, help="Tidy layout as CSV rows index,parent,depth,x,y (preorder, with that header). "
+         "JSON keys: input, output, nodes, width, depth.")
 def layout(
     file: Path = typer.Argument(..., help="A .tree or .csv file."),
     output: Path = typer.Option(..., "-o", "--output", help="CSV file to write."),
@@ -114,7 +117,8 @@ def layout(
     tree, kept = cut(load_tree(file), max_depth=max_depth, min_visits=min_visits)
     x, y = tidy_layout(tree, separation=separation, level_height=level_height)
     depth = tree.depth()
-    rows = map(",".join, zip(map(str, range(len(tree))), map(str, tree.parent.tolist()), map(str, depth.tolist()), map(repr, x.tolist()), map(repr, y.tolist())))
+    rows = map(",".join, zip(map(str, range(len(tree))), map(str, tree.parent.tolist()), map(str, depth.tolist()),
+                             map(repr, x.tolist()), map(repr, y.tolist())))
     write_atomic(output, "index,parent,depth,x,y\n" + "\n".join(rows) + "\n")
     result = {"input": str(file), "output": str(output), "nodes": len(tree), "width": float(x.max()), "depth": int(depth.max())}
     if json:
@@ -123,7 +127,8 @@ def layout(
         console.print(f"wrote {output}: {len(tree):,} nodes, width {result['width']:g}, depth {result['depth']}")
 
 
-@command("diff", group=tree_app, help="Compare a later tree B with an earlier tree A (nodes matched by move paths). JSON keys: nodes_before, nodes_after, matched, added, gone, changed, root_visits_delta, old_root, notes.")
+@command("diff", group=tree_app, help="Compare a later tree B with an earlier tree A (nodes matched by move paths). "
+         "JSON keys: nodes_before, nodes_after, matched, added, gone, changed, root_visits_delta, old_root, notes.")
 def diff_command(
     before: Path = typer.Argument(..., help="The earlier tree."),
     after: Path = typer.Argument(..., help="The later tree."),
@@ -145,7 +150,8 @@ def diff_command(
         console.print(f"note: {note}")
 
 
-@command("render", group=tree_app, help="Draw the tree as a PNG (nodes by player, edges by visits, legend). JSON keys: input, output, nodes, nodes_drawn, width, height, by_depth_parity.")
+@command("render", group=tree_app, help="Draw the tree as a PNG (nodes by player, edges by visits, legend). "
+         "JSON keys: input, output, nodes, nodes_drawn, width, height, by_depth_parity.")
 def render(
     file: Path = typer.Argument(..., help="A .tree or .csv file."),
     output: Path = typer.Option(..., "-o", "--output", help="PNG file to write."),

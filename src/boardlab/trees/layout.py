@@ -258,7 +258,7 @@ class _Node:
 def reference_layout(parent: np.ndarray, separation: float = 1.0) -> np.ndarray:
     """x of every node, by the recursive pseudo-code of Buchheim, Jünger and Leipert (2002), plain Python."""
     nodes: list[_Node] = []
-    for i, p in enumerate(np.asarray(parent).tolist()):
+    for _i, p in enumerate(np.asarray(parent).tolist()):
         up = nodes[p] if p >= 0 else None
         node = _Node(up, len(up.children) + 1 if up else 0)
         if up:

@@ -225,7 +225,7 @@ class GameSession:
             first = game.new_initial_state(seed) if start is None else start
             human_seat = max(0, first.current_player())
         specs = seat_specs(mode, ai, players, human_seat)
-        for p, spec in enumerate(specs):
+        for _p, spec in enumerate(specs):
             if spec is None:
                 continue
             agent = make_agent(spec, game)

@@ -1,4 +1,4 @@
-"""``dw-emm``: multi-player expectiminimax for Dice Wars, as the SUI study built it (dicewars-ai.txt).
+"""``dw-emm``: multi-player expectiminimax for Dice Wars, as the SUI study built it (the Dice Wars study, docs/references.md).
 
 Each decision searches the player's own turn (and, with ``turns`` > 1, the following players'
 turns) over candidate attacks: every attack (``moves=all``, the default), the agent's own in the

@@ -1,4 +1,4 @@
-"""The SUI study's 552 inputs of its Dice Wars win-probability network (dicewars-ai.txt), without torch.
+"""The SUI study's 552 inputs of its Dice Wars win-probability network (the Dice Wars study, docs/references.md), without torch.
 
 For a board of ``n`` areas (29 in the course's 2020 tournaments) and 4 players:
 

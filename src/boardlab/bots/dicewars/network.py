@@ -2,8 +2,9 @@
 
 Two architectures (``NetConfig.arch``), both reading exactly the study's 552 inputs:
 
-* ``study``: as the study (dicewars-ai.txt) built it in Keras: 552 -> 1024 -> 1024 -> 4, two dense
-  layers of LeakyReLU units, each followed by dropout 0.4, and a softmax over the 4 seats.
+* ``study``: as the study (the Dice Wars study, docs/references.md) built it in Keras:
+  552 -> 1024 -> 1024 -> 4, two dense layers of LeakyReLU units, each followed by dropout 0.4,
+  and a softmax over the 4 seats.
 * ``regions``: the board read as a board. A fixed first stage (no weights) decodes the map, owners
   and dice from the inputs and counts, for every seat, its largest connected region, areas, dice,
   border areas and dice, and number of regions; one small MLP, shared by the seats, scores each

@@ -1,7 +1,7 @@
 """The No Thanks! imitation study's rule-based expert, and its state generator.
 
 The study (Suliga and Bogusławski, "Trening i ocena skuteczności przykładowej
-sieci neuronowej do gry w Prezencik", the study material's ``studies/no-thanks-imitation.txt``)
+sieci neuronowej do gry w Prezencik": the No Thanks! study, docs/references.md)
 labels random game states with a hand-written expert that returns a value in
 [0, 1]: **0 is a strong TAKE, 1 a strong PASS**. :func:`expert_decision`
 implements its rules exactly, first match wins, in the study's order:

@@ -1,6 +1,6 @@
 """The No Thanks! imitation network: 8 features -> 32 -> 32 -> 1, and its checkpoint files.
 
-As in the imitation study (the study material's ``studies/no-thanks-imitation.txt``,
+As in the imitation study (the No Thanks! study, docs/references.md; its
 section 3): eight features of the player to move, two hidden layers of 32 ReLU
 units, one linear output that predicts the expert's value (0 strong TAKE,
 1 strong PASS). The study's training lives in :mod:`boardlab.studies.nothanks.training`;

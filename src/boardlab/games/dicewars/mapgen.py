@@ -1,6 +1,6 @@
 """Dice Wars maps: areas of hexes grown on a hex grid from a seed.
 
-The generator follows the course engine (rules-dicewars.md, "Board generation"):
+The generator follows the course engine's board generation (the Dice Wars rules, docs/references.md):
 
 * the grid is ``width`` x ``height`` hexes in "odd-r" offset coordinates
   (odd rows shifted half a hex right): 32 x 28 as the engine's doubled

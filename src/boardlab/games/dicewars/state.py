@@ -63,9 +63,10 @@ the last battle's faces.
 
 Notation
 --------
-One line, read back by ``state_from_notation``::
+One line (wrapped here), read back by ``state_from_notation``::
 
-    dw m=<map seed> o=<owner digit per area> d=<dice digit per area> r=<reserves> q=<quiet end turns> b=<battles> a=<attacks this turn> t=<turns ended> p=<seat> s=<stage>
+    dw m=<map seed> o=<owner digit per area> d=<dice digit per area> r=<reserves> q=<quiet end turns>
+       b=<battles> a=<attacks this turn> t=<turns ended> p=<seat> s=<stage>
 
 with ``s=play``, ``s=battle:3>7`` (an attack waiting for its outcome),
 ``s=place:5`` (5 reinforcement dice still to place), ``s=won``,

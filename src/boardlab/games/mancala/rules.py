@@ -6,7 +6,7 @@ the lower row, moves first) owns pits ``0..pits-1`` and its store at index
 index ``2*pits+1``. Sowing goes up the indices (counter-clockwise seen from
 South) and wraps, so the pit opposite index ``i`` is ``2*pits - i``.
 
-Rules (see the study material's ``data/rules-kalah.md``):
+Rules (the Kalah rules, docs/references.md):
 
 * a move takes every seed of one non-empty own pit and sows them one by one
   into the following pits and the mover's own store, skipping the opponent's

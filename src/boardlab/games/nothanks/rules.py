@@ -1,6 +1,6 @@
 """No Thanks! (Thorsten Gimmler, Amigo 2004) for 3 to 7 players.
 
-Rules (the study material's ``data/rules-nothanks.md``): the 33 cards 3..35 are
+Rules (the No Thanks! rules, docs/references.md): the 33 cards 3..35 are
 shuffled and nine are removed unseen; the other 24 form the stack. Each player
 starts with 11 chips (3-5 players), 9 (6 players) or 7 (7 players). The top
 card is face up; the player to move either PASSes (puts one chip on the card,

@@ -645,7 +645,7 @@ def random_games(n_games, players, bonus, M, seed):
     wins = np.zeros(players, dtype=np.float64)
     out = np.zeros(players, dtype=np.float64)
     total = 0
-    for g in range(n_games):
+    for _g in range(n_games):
         new_game(S, M, players, bonus, kernel_random(rng) >> np.uint64(1))
         total += playout(S, M, rng, out)
         for p in range(players):
@@ -733,7 +733,7 @@ def random_games_checked(n_games, players, bonus, M, seed, max_moves, failures):
     rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)
     legal = np.empty(8192, dtype=np.int64)
     total = 0
-    for g in range(n_games):
+    for _g in range(n_games):
         new_game(S, M, players, bonus, kernel_random(rng) >> np.uint64(1))
         code = check_state(S, M)
         if code:

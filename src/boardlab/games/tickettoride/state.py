@@ -284,8 +284,8 @@ class TicketToRide(Game):
                  "phase": phase, "face_up": face_up, "deck": deck, "discards": sum(discards),
                  "discard_counts": dict(zip(CARD_NAMES, discards)), "tickets_left": tickets_left, "players": players,
                  "last_round": last if last >= 0 else None, "first_card": None, "viewer": None}
-        return {"to_move": to_move, "text": "\n".join(lines), "board": board,
-                "scores": [entry["routes"] for entry in players], "result": "in play" if phase != "over" else "game over (the notation does not score the tickets)"}
+        return {"to_move": to_move, "text": "\n".join(lines), "board": board, "scores": [entry["routes"] for entry in players],
+                "result": "in play" if phase != "over" else "game over (the notation does not score the tickets)"}
 
     def new_initial_state(self, seed: int | None = None) -> "TicketToRideState":
         if seed is None:

@@ -54,12 +54,27 @@ def train(
     books: Annotated[Optional[List[Path]], typer.Argument(metavar="BOOKS", help="With --merge: the books to merge into --out.", show_default=False)] = None,
     max_ply: Annotated[int, typer.Option("--max-ply", help="Deepest position (stones on the board) to store.")] = 6,
     seat: Annotated[str, typer.Option("--seat", help="Whose lines to build: the perfect player's moving first (even plies), second (odd), or both.")] = "both",
-    root: Annotated[str, typer.Option("--root", metavar="MOVES", help="Build the lines from this position (Pons moves, e.g. 4453) instead of the empty board.")] = "",
-    out: Annotated[Path, typer.Option("--out", help="Book file (.npz); building resumes from it. The default is the shipped book, relative to a source checkout.")] = DEFAULT_OUT,
-    partner: Annotated[Optional[Path], typer.Option("--partner", metavar="BOOK", help="The book another process builds at the same time (the other seat): its scores are read in as they come and used by the search.", show_default=False)] = None,
+    root: Annotated[str, typer.Option(
+        "--root", metavar="MOVES", help="Build the lines from this position (Pons moves, e.g. 4453) instead of the empty board.",
+    )] = "",
+    out: Annotated[Path, typer.Option(
+        "--out", help="Book file (.npz); building resumes from it. The default is the shipped book, relative to a source checkout.",
+    )] = DEFAULT_OUT,
+    partner: Annotated[Optional[Path], typer.Option(
+        "--partner", metavar="BOOK", help="The book another process builds at the same time (the other seat): "
+        "its scores are read in as they come and used by the search.",
+        show_default=False,
+    )] = None,
     merge: Annotated[bool, typer.Option("--merge", help="Instead of building: merge the BOOKS into --out.")] = False,
-    check: Annotated[Optional[int], typer.Option("--check", metavar="N", help="Instead of building: re-solve N entries of --out without the book and compare (as boardlab evaluate BOOK --entries N).", show_default=False)] = None,
-    check_min_stones: Annotated[Optional[int], typer.Option("--check-min-stones", metavar="S", help="With --check: draw among entries of at least S stones (default: the deepest ply; early plies take minutes each).", show_default=False)] = None,
+    check: Annotated[Optional[int], typer.Option(
+        "--check", metavar="N", help="Instead of building: re-solve N entries of --out without the book and compare (as boardlab evaluate BOOK --entries N).",
+        show_default=False,
+    )] = None,
+    check_min_stones: Annotated[Optional[int], typer.Option(
+        "--check-min-stones", metavar="S", help="With --check: draw among entries of at least S stones "
+        "(default: the deepest ply; early plies take minutes each).",
+        show_default=False,
+    )] = None,
     tt_size: TtSize = 16777259,
     json_out: Annotated[bool, typer.Option(
         "--json",
@@ -122,7 +137,9 @@ def train(
 def evaluate(
     book: Annotated[Path, typer.Argument(metavar="BOOK", help="An opening book (.npz) written by boardlab train c4-book.", show_default=False)],
     entries: Annotated[int, typer.Option("--entries", "-n", help="Entries to re-solve by a search that does not use the book.")] = 5,
-    min_stones: Annotated[Optional[int], typer.Option("--min-stones", help="Draw among entries of at least this many stones (default: the deepest ply; early plies take minutes each).", show_default=False)] = None,
+    min_stones: Annotated[Optional[int], typer.Option(
+        "--min-stones", help="Draw among entries of at least this many stones (default: the deepest ply; early plies take minutes each).", show_default=False,
+    )] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the draw.")] = 0,
     tt_size: TtSize = 16777259,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per line and entry: " + CHECK_JSON + ".")] = False,

@@ -52,7 +52,10 @@ training = typer.Typer(
 )
 
 Workers = Annotated[int, typer.Option("--workers", "-w", min=1, help="Runs trained at once (one process each; one run uses one core).")]
-Backend = Annotated[str, typer.Option("--backend", help="Where several runs train: 'process' (a local pool of --workers) or 'ray' (a local Ray instance of --workers CPUs, or the cluster at --address).")]
+Backend = Annotated[str, typer.Option(
+    "--backend", help="Where several runs train: 'process' (a local pool of --workers) or 'ray' "
+    "(a local Ray instance of --workers CPUs, or the cluster at --address).",
+)]
 Address = Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the Ray cluster's address.", show_default=False)]
 StopAfter = Annotated[Optional[int], typer.Option("--stop-after", help="Stop (with a checkpoint) once this many games are played in all.", show_default=False)]
 TRAIN_JSON = (JSON_HELP + " One run: {run, path, games_played, games_to_play, checkpoint}; several runs: a list of "
@@ -62,14 +65,21 @@ TRAIN_JSON = (JSON_HELP + " One run: {run, path, games_played, games_to_play, ch
 @training.command("new")
 def train_new(
     config: Annotated[Path, typer.Argument(metavar="CONFIG", help="JSON config with the study's keys (see docs/c4-rl.md).", show_default=False)],
-    agents: Annotated[int, typer.Option("--agents", min=1, help="Train this many agents, runs <config>-<n> with distinct seeds derived from the base seed (the study: 5 per configuration). 1 keeps the base seed itself.")] = 1,
+    agents: Annotated[int, typer.Option(
+        "--agents", min=1, help="Train this many agents, runs <config>-<n> with distinct seeds derived from "
+        "the base seed (the study: 5 per configuration). 1 keeps the base seed itself.",
+    )] = 1,
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="The base seed, instead of the config's 'seed' (default 0).", show_default=False)] = None,
     workers: Workers = 1,
     backend: Backend = "process",
     address: Address = None,
     runs_dir: RunsDir = Path("runs"),
     stop_after: StopAfter = None,
-    kernel: Annotated[Optional[str], typer.Option("--kernel", help="The training kernel instead of the config's 'kernel': 'numpy' (default) or 'compiled' (numba, several times faster, another random stream).", show_default=False)] = None,
+    kernel: Annotated[Optional[str], typer.Option(
+        "--kernel", help="The training kernel instead of the config's 'kernel': 'numpy' (default) "
+        "or 'compiled' (numba, several times faster, another random stream).",
+        show_default=False,
+    )] = None,
     json_out: Annotated[bool, typer.Option("--json", help=TRAIN_JSON + " Several runs: --agents N.")] = False,
 ) -> None:
     """Start new runs of a config: run [b]<config>-<n>[/] (the next free number), or N of them with [b]--agents N[/]."""
@@ -82,13 +92,20 @@ def train_new(
 
 @training.command("resume")
 def train_resume(
-    runs: Annotated[List[str], typer.Argument(metavar="RUN...", help="Runs to carry on from their last checkpoints, by name (or path); a config's name (no run of that name) resumes all its runs <config>-<n>.", show_default=False)],
+    runs: Annotated[List[str], typer.Argument(
+        metavar="RUN...", help="Runs to carry on from their last checkpoints, by name (or path); a "
+        "config's name (no run of that name) resumes all its runs <config>-<n>.",
+        show_default=False,
+    )],
     workers: Workers = 1,
     backend: Backend = "process",
     address: Address = None,
     runs_dir: RunsDir = Path("runs"),
     stop_after: StopAfter = None,
-    kernel: Annotated[Optional[str], typer.Option("--kernel", help="The kernel the runs train with: must be the one each started with (the kernels' random streams differ); a check only.", show_default=False)] = None,
+    kernel: Annotated[Optional[str], typer.Option(
+        "--kernel", help="The kernel the runs train with: must be the one each started with (the kernels' random streams differ); a check only.",
+        show_default=False,
+    )] = None,
     json_out: Annotated[bool, typer.Option("--json", help=TRAIN_JSON + " Several runs: more than one RUN, or a config's name.")] = False,
 ) -> None:
     """Carry runs on bit for bit from their last checkpoints (after a kill too); a resumed run keeps the seed and kernel in its config.json."""
@@ -119,8 +136,12 @@ def train_runs(
 @training.command("export")
 def train_export(
     run: Annotated[str, typer.Argument(metavar="RUN", help="The run (name or path) whose network to write.", show_default=False)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The model file to write (config and weights, no optimizer or random states), for [b]qnet:path=FILE[/].", show_default=False)],
-    snapshot: Annotated[Optional[int], typer.Option("--snapshot", help="The snapshot at this many games instead of the latest checkpoint.", show_default=False)] = None,
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="The model file to write (config and weights, no optimizer or random states), for [b]qnet:path=FILE[/].", show_default=False,
+    )],
+    snapshot: Annotated[Optional[int], typer.Option(
+        "--snapshot", help="The snapshot at this many games instead of the latest checkpoint.", show_default=False,
+    )] = None,
     runs_dir: RunsDir = Path("runs"),
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, games_played, out, bytes.")] = False,
 ) -> None:
@@ -209,7 +230,9 @@ def _train_batch(runs: list, stop_after: Optional[int], workers: int, backend: s
 
 
 def evaluate(
-    model: Annotated[Path, typer.Argument(metavar="MODEL", help="A run folder (its latest checkpoint), a checkpoint, a snapshot or an exported model file.", show_default=False)],
+    model: Annotated[Path, typer.Argument(
+        metavar="MODEL", help="A run folder (its latest checkpoint), a checkpoint, a snapshot or an exported model file.", show_default=False,
+    )],
     games: Annotated[int, typer.Option("--games", "-n", help="Games against random as first player, and again as second.")] = 200,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the random player's moves.")] = 0,
     positions: Positions = None,
@@ -269,23 +292,65 @@ recipe = Recipe(
 
 
 def stages(
-    out: Annotated[Path, typer.Option("--out", help="Folder for runs/, results.json, tables.md and stage_one.png; re-running resumes (finished runs and the rankings of unchanged stages are kept).")] = Path("runs/c4-stages"),
-    scale: Annotated[Optional[str], typer.Option("--scale", help="A preset: 'study' (5 agents, stage 1 at 5k-150k games, 1000 games per seat against random, the listing's update rule, later stages at stage 1's choice: hours on many cores) or 'fast' (the same procedure in a minute or two, for CI). Options given explicitly override it.", show_default=False)] = None,
-    games: Annotated[Optional[int], typer.Option("--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2 unless --stage-one-games). Default 1000.", show_default=False)] = None,
-    stage_one_games: Annotated[Optional[str], typer.Option("--stage-one-games", help="Stage 1's game counts, comma-separated (the study: 5000,10000,50000,100000,150000); runs of the largest are ranked at each count.", show_default=False)] = None,
-    carry_games: Annotated[Optional[bool], typer.Option("--carry-games/--fixed-games", help="Choose stage 1's winner among every method and game count and train later stages that many games (the study), or choose the method only and train --games. Default: carry with --stage-one-games.", show_default=False)] = None,
-    terminal_reply_value: Annotated[Optional[str], typer.Option("--terminal-reply-value", help="'zero': the study's update (a reply that ends the game is worth 0, as in its listing); 'reward': that reply's reward (loss or tie). Default: the base config's (reward), 'zero' with --scale.", show_default=False)] = None,
-    agents: Annotated[Optional[int], typer.Option("--agents", min=1, help="Agents (seeds) trained per configuration (the study: 5). Default 2.", show_default=False)] = None,
-    eval_games: Annotated[Optional[int], typer.Option("--eval-games", min=1, help="Games against random per agent and seat (the study: 1000). Default 200.", show_default=False)] = None,
-    workers: Annotated[int, typer.Option("--workers", min=1, help="Runs trained at once (one process each), as train c4-qlearning new --agents N --workers W.")] = 1,
+    out: Annotated[Path, typer.Option(
+        "--out", help="Folder for runs/, results.json, tables.md and stage_one.png; re-running "
+        "resumes (finished runs and the rankings of unchanged stages are kept).",
+    )] = Path("runs/c4-stages"),
+    scale: Annotated[Optional[str], typer.Option(
+        "--scale", help="A preset: 'study' (5 agents, stage 1 at 5k-150k games, 1000 games per seat against random, the listing's update rule, later stages at "
+        "stage 1's choice: hours on many cores) or 'fast' (the same procedure in a minute or two, for CI). Options given explicitly override it.",
+        show_default=False,
+    )] = None,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", help="Training games per agent (stage 1 also ranks the snapshots at 1/8, 1/4, 1/2 unless --stage-one-games). Default 1000.",
+        show_default=False,
+    )] = None,
+    stage_one_games: Annotated[Optional[str], typer.Option(
+        "--stage-one-games", help="Stage 1's game counts, comma-separated (the study: "
+        "5000,10000,50000,100000,150000); runs of the largest are ranked at each count.",
+        show_default=False,
+    )] = None,
+    carry_games: Annotated[Optional[bool], typer.Option(
+        "--carry-games/--fixed-games", help="Choose stage 1's winner among every method and game count and train later stages that many games "
+        "(the study), or choose the method only and train --games. Default: carry with --stage-one-games.",
+        show_default=False,
+    )] = None,
+    terminal_reply_value: Annotated[Optional[str], typer.Option(
+        "--terminal-reply-value", help="'zero': the study's update (a reply that ends the game is worth 0, as in its listing); 'reward': "
+        "that reply's reward (loss or tie). Default: the base config's (reward), 'zero' with --scale.",
+        show_default=False,
+    )] = None,
+    agents: Annotated[Optional[int], typer.Option(
+        "--agents", min=1, help="Agents (seeds) trained per configuration (the study: 5). Default 2.", show_default=False,
+    )] = None,
+    eval_games: Annotated[Optional[int], typer.Option(
+        "--eval-games", min=1, help="Games against random per agent and seat (the study: 1000). Default 200.", show_default=False,
+    )] = None,
+    workers: Annotated[int, typer.Option(
+        "--workers", min=1, help="Runs trained at once (one process each), as train c4-qlearning new --agents N --workers W.",
+    )] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool) or 'ray' (a local Ray instance).")] = "process",
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning new --agents N --seed SEED.")] = 0,
-    stages: Annotated[int, typer.Option("--stages", min=1, max=8, help="Run stages 1..STAGES. 6 is the study's; 7 adds an encoding stage that is not in the study (the carried network against the planes encoding at each learning rate of stage 5), 8 chooses the hidden neurons again (stage 2's sizes) for the encoding stage 7 chose.")] = 6,
-    kernel: Annotated[Optional[str], typer.Option("--kernel", help="Training kernel of every run: 'numpy' or 'compiled' (numba, several times faster, another random stream). Default: 'numpy', 'compiled' with --scale study. Re-running must keep the kernel the runs started with.", show_default=False)] = None,
+    seed: Annotated[int, typer.Option(
+        "--seed", min=0, help="Base seed: each configuration's agents get the seeds of train c4-qlearning new --agents N --seed SEED.",
+    )] = 0,
+    stages: Annotated[int, typer.Option(
+        "--stages", min=1, max=8, help="Run stages 1..STAGES. 6 is the study's; 7 adds an encoding stage that is not in the study (the carried network against "
+        "the planes encoding at each learning rate of stage 5), 8 chooses the hidden neurons again (stage 2's sizes) for the encoding stage 7 chose.",
+    )] = 6,
+    kernel: Annotated[Optional[str], typer.Option(
+        "--kernel", help="Training kernel of every run: 'numpy' or 'compiled' (numba, several times faster, another random stream). "
+        "Default: 'numpy', 'compiled' with --scale study. Re-running must keep the kernel the runs started with.",
+        show_default=False,
+    )] = None,
     positions: Positions = None,
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: games, agents, eval_games, seed, stage_one_games, carry_games, base, stages [{stage, key (digest of the ranking's inputs: a re-run on equal ones reuses it), all_play_all, with_random, score, chosen, diverged}], reward_sets (table 6.11, with --stages 6 or more: [{set, win, loss, tie, each_move}]), final_config, scale, wall_seconds.")] = False,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help=JSON_HELP + " Keys: games, agents, eval_games, seed, stage_one_games, carry_games, base, stages [{stage, key (digest of the "
+        "ranking's inputs: a re-run on equal ones reuses it), all_play_all, with_random, score, chosen, diverged}], reward_sets "
+        "(table 6.11, with --stages 6 or more: [{set, win, loss, tie, each_move}]), final_config, scale, wall_seconds.",
+    )] = False,
 ) -> None:
-    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards), each configured from the previous stage's winner; --stages 7 adds the state encoding and --stages 8 the width for it, which the study did not compare."""
+    """Train and rank the study's six stages (future value and games, hidden neurons, temperature, discount, learning rate, rewards), \
+each configured from the previous stage's winner; --stages 7 adds the state encoding and --stages 8 the width for it, which the study did not compare."""
     import time
 
     from boardlab.studies.c4rl.stages import PRESETS, run_stages, write_reports
@@ -348,7 +413,9 @@ def _print_ranking(title: str, rows: list[dict]) -> None:
 
 @ranking.command("all-play-all")
 def rank_all_play_all(
-    runs: Annotated[List[str], typer.Argument(metavar="RUN...", help="Run names (or paths); a run's configuration is its name without -<n>.", show_default=False)],
+    runs: Annotated[List[str], typer.Argument(
+        metavar="RUN...", help="Run names (or paths); a run's configuration is its name without -<n>.", show_default=False,
+    )],
     runs_dir: RunsDir = Path("runs"),
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + RANK_JSON)] = False,
 ) -> None:
@@ -387,7 +454,9 @@ def curves(
     plot: Annotated[Optional[Path], typer.Option("--plot", "--png", help="Also draw the curves to this PNG (default: no plot).", show_default=False)] = None,
     positions: Positions = None,
     runs_dir: RunsDir = Path("runs"),
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run -> [{games_played, first, second, optimal}] (% won against random; % optimal moves with --positions).")] = False,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help=JSON_HELP + " Keys: run -> [{games_played, first, second, optimal}] (% won against random; % optimal moves with --positions).",
+    )] = False,
 ) -> None:
     """Learning curves: win percentage against random at each snapshot, as first and as second player."""
     from boardlab.bots.connect4.qnet_files import find_run

@@ -26,14 +26,18 @@ def _pair(text: str) -> tuple[str, str]:
 
 
 def run(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Grading set to write (MOVES BEST S1..S7 per line). The default is the shipped set, relative to a source checkout.")] = DEFAULT_OUT,
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Grading set to write (MOVES BEST S1..S7 per line). The default is the shipped set, relative to a source checkout.",
+    )] = DEFAULT_OUT,
     games_per_pair: Annotated[int, typer.Option("--games-per-pair", help="Games played per pair of agents.")] = 4,
     per_phase: Annotated[int, typer.Option("--per-phase", help="Most positions drawn per phase (opening <= 14 stones, middle 15-28, end > 28).")] = 40,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the games and the draw.")] = 7,
     pair: Annotated[Optional[List[str]], typer.Option(
         "--pair", help="A pair of agents whose games give positions, as 'A vs B'; repeat it. Default: random, perfect:depth=2/4 and "
         "mcts:iterations=1000 against each other (six pairs).", show_default=False)] = None,
-    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: out, positions, phases {opening, middle, end}, command (the line that regenerates the set).")] = False,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help=JSON_HELP + " Keys: out, positions, phases {opening, middle, end}, command (the line that regenerates the set).",
+    )] = False,
 ) -> None:
     """Build a Connect Four grading set: positions from games between different agents, every move scored by the solver."""
     from boardlab.games.connect4.grading import PHASES, phase_of

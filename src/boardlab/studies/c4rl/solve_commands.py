@@ -41,9 +41,15 @@ def _pons(position: str) -> str:
 
 
 def solve(
-    position: str = typer.Option(None, "--position", "-p", help="Moves from the empty board, columns 1-7: in Pons' notation (4453) or separated by spaces or commas (\"4 4 5 3\", as boardlab search reads them); empty string: the empty board."),
+    position: str = typer.Option(
+        None, "--position", "-p", help="Moves from the empty board, columns 1-7: in Pons' notation (4453) or separated by spaces "
+        "or commas (\"4 4 5 3\", as boardlab search reads them); empty string: the empty board.",
+    ),
     positions: Path = typer.Option(None, "--positions", help="Solve every line of a benchmark file ('MOVES SCORE' or 'MOVES' per line)."),
-    book: bool = typer.Option(True, "--book/--no-book", help="Use the shipped opening book: its positions are answered, and positions leading into it solved, with little or no search (--no-book: search everything, e.g. to time the solver)."),
+    book: bool = typer.Option(
+        True, "--book/--no-book", help="Use the shipped opening book: its positions are answered, and positions leading into it "
+        "solved, with little or no search (--no-book: search everything, e.g. to time the solver).",
+    ),
     json_out: bool = typer.Option(
         False, "--json",
         help="With --position: one JSON object {score, moves: {\"1\": score or null when the column is full, ... \"7\"}, nodes, seconds}. "
@@ -52,7 +58,8 @@ def solve(
 ) -> None:
     """Exact scores of standard (7x6) Connect Four positions, in Pons' convention.
 
-    A positive score means the player to move wins (22 minus the number of the winning stone), 0 a draw, a negative score a loss. Each move's score is the score for the player to move after playing it; nodes counts the positions searched for all of them.
+    A positive score means the player to move wins (22 minus the number of the winning stone), 0 a draw, a negative score a loss. \
+Each move's score is the score for the player to move after playing it; nodes counts the positions searched for all of them.
     """
     from boardlab.games.connect4.book import default_book
     from boardlab.games.connect4.solver import Position, Solver, read_positions
@@ -129,7 +136,8 @@ def grade(
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the agent's choices."),
     json_out: bool = typer.Option(
         False, "--json",
-        help="Print one JSON object: agent, positions, optimal, share, kept, kept_share (moves that keep the position's result: won, drawn or lost), phases {opening, middle, end: {positions, optimal, share, kept, kept_share}}, mean_seconds_per_move.",
+        help="Print one JSON object: agent, positions, optimal, share, kept, kept_share (moves that keep the position's result: won, drawn or lost), "
+        "phases {opening, middle, end: {positions, optimal, share, kept, kept_share}}, mean_seconds_per_move.",
     ),
 ) -> None:
     """Share of positions where AGENT plays an optimal move (standard 7x6 Connect Four).

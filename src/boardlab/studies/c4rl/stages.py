@@ -471,7 +471,8 @@ def tables_markdown(results: dict[str, Any]) -> str:
                 lines.append(f"| {row['config']}{mark} | {row['mean']:.2f}% | {row['max']:.2f}% | {row['min']:.2f}% |{extra}")
             lines.append("")
         if summary.get("diverged"):
-            lines.append(f"Diverged during training (ranked from their last checkpoint, or their initial network if they diverged before the first): {', '.join(summary['diverged'])}.\n")
+            lines.append("Diverged during training (ranked from their last checkpoint, or their initial network if they diverged before the first): "
+                         f"{', '.join(summary['diverged'])}.\n")
     return "\n".join(lines)
 
 

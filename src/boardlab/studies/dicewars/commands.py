@@ -36,7 +36,8 @@ def run(
                                            "their searches, dw-emm: decisions, searched, as_ste, nodes, seconds, timeouts, max_seconds, max_nodes, "
                                            "seconds_per_decision, nodes_per_search, clock_min)}], "
                                            "tolerance, store, seconds, played, compiled (with --compiled-boards: boards, games, bots [{agent, games, wins, "
-                                           "win_rate, win_low, win_high, course_win_rate, difference}]), arena (the report's section: ratings, seats, endings).")] = False,
+                                           "win_rate, win_low, win_high, course_win_rate, difference}]), "
+                                           "arena (the report's section: ratings, seats, endings).")] = False,
 ) -> None:
     """Play the course's tournament protocol (per board every rotation of the same bots, same dice) and compare with its result.
 
@@ -117,7 +118,8 @@ def emm(
                                            "base_rate, rate, difference, low, high, games_changed}}, played, seconds, store, "
                                            "reports (each tournament's full report, as dicewars-tournament --json gives it).")] = False,
 ) -> None:
-    """Measure a Dice Wars agent (dw-emm) against the course's reference bots: graded as the course graded a student's bot, 4-player against the strongest three, duel vs dw-ste, paired test, ablations.
+    """Measure a Dice Wars agent (dw-emm) against the course's reference bots: graded as the course graded a student's bot, \
+4-player against the strongest three, duel vs dw-ste, paired test, ablations.
 
     Resumable: the same command again plays only the games missing from the store.
     """

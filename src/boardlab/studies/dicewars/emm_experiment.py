@@ -138,7 +138,7 @@ def markdown(result: dict[str, Any]) -> str:
               f"own tournament dt.ste won {100 * COURSE_RESULT[BASELINE]:.1f} %."]
     lines += ["", "| in place of dt.ste | games | dt.ste's wins | its wins | difference (95 %) |",
               "| --- | ---: | ---: | ---: | --- |"]
-    for name, p in result["paired"].items():
+    for _name, p in result["paired"].items():
         if p["difference"] is None:
             continue
         lines.append(f"| {p['agent']} | {p['games']} | {p['base_wins']} | {p['wins']} | {100 * p['difference']:+.1f} "

@@ -2,13 +2,14 @@
 
 The course (FIT VUT SUI, 2020) measured every student AI against five reference bots in
 4-player games: per board, a group of 4 of the bots in a random order played all 4 rotations
-of that order on the same board with the same dice (``scripts/dicewars-tournament.py``; see
-rules-dicewars.md). Its own result for the reference bots alone, 100 boards x 4 rotations, is
-:data:`COURSE_RESULT`. :func:`run` plays the same protocol here: the arena's ``rotations``
-format (the same seed for a board's rotations, so the same map, ownership, dice and chance
-stream), stored in the arena's SQLite store and resumable, and :func:`summary` tabulates wins,
-win rate with its 95 % Wilson interval, and the games the rules cancelled (stalled: 8 rounds
-without a battle; battle limit: 10,000 battles), beside the course's figure for each bot.
+of that order on the same board with the same dice (the course engine's
+``scripts/dicewars-tournament.py``; see the Dice Wars rules (docs/references.md)). Its own result
+for the reference bots alone, 100 boards x 4 rotations, is :data:`COURSE_RESULT`. :func:`run` plays
+the same protocol here: the arena's ``rotations`` format (the same seed for a board's rotations, so
+the same map, ownership, dice and chance stream), stored in the arena's SQLite store and resumable,
+and :func:`summary` tabulates wins, win rate with its 95 % Wilson interval, and the games the rules
+cancelled (stalled: 8 rounds without a battle; battle limit: 10,000 battles), beside the course's
+figure for each bot.
 """
 
 from __future__ import annotations

@@ -18,14 +18,25 @@ from boardlab.core.files import output_file
 
 
 def train(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Weights file (JSON). A file that exists keeps its entries for other numbers of players; NAME-Pp.png (the curve) and NAME.run-Pp.json (the run's state, for resuming) go beside it.")] = Path("models/dicewars-value.json"),
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Weights file (JSON). A file that exists keeps its entries for other numbers of players; "
+        "NAME-Pp.png (the curve) and NAME.run-Pp.json (the run's state, for resuming) go beside it.",
+    )] = Path("models/dicewars-value.json"),
     players: Annotated[int, typer.Option("--players", "-k", min=2, max=8, help="Players per game; the weights are kept under this number.")] = 4,
-    opponent: Annotated[Optional[list[str]], typer.Option("--opponent", "-a", help="A reference bot at the table (repeat it, players - 1 times; each needs a compiled twin). Default: dw-ste dw-sdc dw-wpm (4 players), dw-ste (2).", show_default=False)] = None,
+    opponent: Annotated[Optional[list[str]], typer.Option(
+        "--opponent", "-a", help="A reference bot at the table (repeat it, players - 1 times; each needs a "
+        "compiled twin). Default: dw-ste dw-sdc dw-wpm (4 players), dw-ste (2).",
+        show_default=False,
+    )] = None,
     generations: Annotated[int, typer.Option("--generations", "-g", min=1, help="Generations of the cross-entropy method.")] = 40,
     population: Annotated[int, typer.Option("--population", min=3, help="Weight vectors tried per generation (the first is the current mean).")] = 24,
     elite: Annotated[int, typer.Option("--elite", min=2, help="The best this many of a generation move the mean and spread.")] = 6,
-    boards: Annotated[int, typer.Option("--boards", "-n", min=1, help="Boards per generation; every candidate plays each in every rotation (the same games for all).")] = 300,
-    validation_boards: Annotated[int, typer.Option("--validation-boards", min=1, help="Boards of the validation games the mean plays after every generation (maps never used in training).")] = 1000,
+    boards: Annotated[int, typer.Option(
+        "--boards", "-n", min=1, help="Boards per generation; every candidate plays each in every rotation (the same games for all).",
+    )] = 300,
+    validation_boards: Annotated[int, typer.Option(
+        "--validation-boards", min=1, help="Boards of the validation games the mean plays after every generation (maps never used in training).",
+    )] = 1000,
     maps: Annotated[int, typer.Option("--maps", min=1, help="Maps of each side (training, validation); board i is played on map i mod MAPS.")] = 400,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the candidates and of the games.")] = 1,
     json_out: Annotated[bool, typer.Option(
@@ -34,7 +45,8 @@ def train(
         "validation {boards, games, wins, win_rate, win_low, win_high, reference {agent, wins, games, win_rate}}, "
         "command, curve_png.")] = False,
 ) -> None:
-    """Tune the board value of [b]dw-emm:leaf=value[/] by the games its greedy bot wins against the reference bots (compiled, seat-fair, the same games for every candidate), e.g. [b]boardlab train dicewars-value --players 4[/] and [b]--players 2[/] into one file."""
+    """Tune the board value of [b]dw-emm:leaf=value[/] by the games its greedy bot wins against the reference bots \
+(compiled, seat-fair, the same games for every candidate), e.g. [b]boardlab train dicewars-value --players 4[/] and [b]--players 2[/] into one file."""
     from boardlab.arena.tournament import game_for_players
     from boardlab.studies.dicewars import value_tuning as recipe_work
 
@@ -92,7 +104,9 @@ def _recognises(path: Path) -> bool:
 
 def evaluate(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="A weights file written by boardlab train dicewars-value.", show_default=False)],
-    json_out: Annotated[bool, typer.Option("--json", help="Print the file's entries: {players: {weights {TERM: weight}, opponents, validation, command}}.")] = False,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help="Print the file's entries: {players: {weights {TERM: weight}, opponents, validation, command}}.",
+    )] = False,
 ) -> None:
     """The weights file's entries: weights, the validation games they won and the command that made them."""
     from boardlab.bots.dicewars.value import TERMS, read_model

@@ -49,22 +49,45 @@ def _table(result: dict) -> None:
 
 
 def train(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Model file; NAME.metrics.json and NAME.reliability.png go beside it.")] = Path("models/dicewars-winprob.pt"),
-    boards: Annotated[int, typer.Option("--boards", "-n", min=1, help="Schedule boards of the course's five bots; each is 4 games (one group's rotations).")] = 2400,
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Model file; NAME.metrics.json and NAME.reliability.png go beside it.",
+    )] = Path("models/dicewars-winprob.pt"),
+    boards: Annotated[int, typer.Option(
+        "--boards", "-n", min=1, help="Schedule boards of the course's five bots; each is 4 games (one group's rotations).",
+    )] = 2400,
     data_seed: Annotated[int, typer.Option("--data-seed", min=0, help="Seed of the tournament the boards come from.")] = 2020,
-    data: Annotated[Optional[Path], typer.Option("--data", help="Dataset file (.npz): read when it exists (same --boards and --data-seed), else generated and written there. Default: generated, not kept.", show_default=False)] = None,
-    every: Annotated[Optional[int], typer.Option("--every", min=1, help="Keep every k-th board of each game (a game's boards are nearly one board with one label: more games for the same training time). Default: 2 (regions), 8 (study).", show_default=False)] = None,
-    split: Annotated[str, typer.Option("--split", help="game: whole games (and their rotated twins on the same board) on one side; board: the study's shuffled boards, which leaks.")] = "game",
+    data: Annotated[Optional[Path], typer.Option(
+        "--data", help="Dataset file (.npz): read when it exists (same --boards and --data-seed), "
+        "else generated and written there. Default: generated, not kept.",
+        show_default=False,
+    )] = None,
+    every: Annotated[Optional[int], typer.Option(
+        "--every", min=1, help="Keep every k-th board of each game (a game's boards are nearly one board with one "
+        "label: more games for the same training time). Default: 2 (regions), 8 (study).",
+        show_default=False,
+    )] = None,
+    split: Annotated[str, typer.Option(
+        "--split", help="game: whole games (and their rotated twins on the same board) on one side; board: the study's shuffled boards, which leaks.",
+    )] = "game",
     test_fraction: Annotated[float, typer.Option("--test-fraction", help="Share held out for the test (the study: 1/5).")] = 0.2,
     validation_fraction: Annotated[float, typer.Option("--validation-fraction", help="Share of the training side held out to stop training.")] = 0.1,
-    arch: Annotated[str, typer.Option("--arch", help="regions: fixed counts per seat (largest region, dice, borders, ...) computed from the 552 inputs, then one MLP shared by the seats; study: the study's 552-1024-1024-4 MLP.")] = "regions",
-    hidden: Annotated[Optional[int], typer.Option("--hidden", help="Units of each hidden layer. Default: 256 (regions), 1024 (study, as the study).", show_default=False)] = None,
-    dropout: Annotated[Optional[float], typer.Option("--dropout", help="Dropout after each hidden layer. Default: 0.1 (regions), 0.4 (study, as the study).", show_default=False)] = None,
+    arch: Annotated[str, typer.Option(
+        "--arch", help="regions: fixed counts per seat (largest region, dice, borders, ...) computed from the "
+        "552 inputs, then one MLP shared by the seats; study: the study's 552-1024-1024-4 MLP.",
+    )] = "regions",
+    hidden: Annotated[Optional[int], typer.Option(
+        "--hidden", help="Units of each hidden layer. Default: 256 (regions), 1024 (study, as the study).", show_default=False,
+    )] = None,
+    dropout: Annotated[Optional[float], typer.Option(
+        "--dropout", help="Dropout after each hidden layer. Default: 0.1 (regions), 0.4 (study, as the study).", show_default=False,
+    )] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Boards per batch (the study: 256).")] = 256,
     lr: Annotated[float, typer.Option("--lr", help="Adam learning rate (Keras' default, as the study used).")] = 1e-3,
     max_epochs: Annotated[int, typer.Option("--max-epochs", help="Most epochs (the study: 10, no early stopping).")] = 30,
     patience: Annotated[int, typer.Option("--patience", help="Stop after this many epochs without a better validation log-loss.")] = 3,
-    permute_areas: Annotated[bool, typer.Option("--permute-areas", help="--arch study: renumber the areas of every training board at random, so that no map (and no game) can be learnt by heart.")] = False,
+    permute_areas: Annotated[bool, typer.Option(
+        "--permute-areas", help="--arch study: renumber the areas of every training board at random, so that no map (and no game) can be learnt by heart.",
+    )] = False,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the split, the weights and the batches.")] = 1,
     markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the held-out tables (Markdown) to this file.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option(
@@ -77,7 +100,9 @@ def train(
         "test_gap {wpm, share, wpm-course: {boards, groups, gap, low, high}} (the net's log-loss minus the baseline's, 95 % interval).",
     )] = False,
 ) -> None:
-    """Train a network on the study's 552 inputs from the boards of seat-fair reference-bot games and judge it on held-out games against two baselines, e.g. [b]boardlab train dicewars-winprob --out models/dicewars-winprob.pt[/] (the regions network) or [b]--arch study[/] (the study's 552-1024-1024-4)."""
+    """Train a network on the study's 552 inputs from the boards of seat-fair reference-bot games and judge it on held-out games \
+against two baselines, e.g. [b]boardlab train dicewars-winprob --out models/dicewars-winprob.pt[/] (the regions network) \
+or [b]--arch study[/] (the study's 552-1024-1024-4)."""
     from boardlab.bots.dicewars import network
     from boardlab.core.config import build
     from boardlab.core.records import write_atomic
@@ -134,7 +159,10 @@ def train(
 
 def evaluate(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model written by boardlab train dicewars-winprob.", show_default=False)],
-    data: Annotated[Optional[Path], typer.Option("--data", help="Dataset file of the model's games (read when it exists, else generated and written there). Default: generated, not kept.", show_default=False)] = None,
+    data: Annotated[Optional[Path], typer.Option(
+        "--data", help="Dataset file of the model's games (read when it exists, else generated and written there). Default: generated, not kept.",
+        show_default=False,
+    )] = None,
     markdown: Annotated[Optional[Path], typer.Option("--markdown", help="Also write the held-out tables (Markdown) to this file.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option(
         "--json", help="Print one JSON object: model, split, every, command, sizes {train, validation, test: {boards, games}}, "
@@ -166,7 +194,8 @@ def _recognises(path: Path) -> bool:
 
 recipe = Recipe(
     train=train,
-    summary="Dice Wars win-probability network on the SUI study's 552 inputs (regions network, or the study's 552-1024-1024-4), judged on held-out games against two baselines",
+    summary="Dice Wars win-probability network on the SUI study's 552 inputs (regions network, or the study's 552-1024-1024-4), "
+    "judged on held-out games against two baselines",
     game="dicewars",
     makes="model file NAME.pt with NAME.metrics.json and NAME.reliability.png beside it (leaf of dw-emm:leaf=net,net=NAME.pt)",
     evaluate=evaluate,

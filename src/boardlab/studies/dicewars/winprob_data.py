@@ -1,6 +1,6 @@
 """Training data for a Dice Wars win-probability network: every board of seat-fair reference-bot games.
 
-As the SUI study collected it (dicewars-ai.txt): 4-player games of the course's reference bots,
+As the SUI study collected it (the Dice Wars study in docs/references.md): 4-player games of the course's reference bots,
 the board after every battle with the turn, each labelled with the game's eventual winner. The
 games follow the course's tournament protocol (the arena's ``rotations`` schedule: per board
 every rotation of one group of bots, on one seed), played by the bots' compiled twins one

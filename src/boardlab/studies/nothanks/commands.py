@@ -32,14 +32,18 @@ def train(
     lr: Annotated[float, typer.Option("--lr", help="Adam learning rate.")] = 1e-3,
     generator: Annotated[str, typer.Option("--generator", help="State generator: plausible (mixed habits, default) or random.")] = "plausible",
     schedule: Annotated[str, typer.Option("--schedule", help="none, or plateau: halve the rate after 10 epochs without progress.")] = "none",
-    labels: Annotated[str, typer.Option("--labels", help="as-written: the expert's values as the study wrote them (1 = PASS, the study's default); flipped: read the other way round (1 = TAKE), the expert that plays well (nothanks-expert:read=flipped).")] = "as-written",
+    labels: Annotated[str, typer.Option(
+        "--labels", help="as-written: the expert's values as the study wrote them (1 = PASS, the study's default); flipped: "
+        "read the other way round (1 = TAKE), the expert that plays well (nothanks-expert:read=flipped).",
+    )] = "as-written",
     json_out: Annotated[bool, typer.Option(
         "--json",
         help="Print one JSON object: model, config, metrics_file, split {fit, validation, test}, epochs_run, best_epoch, "
         "test {states, agreement, mse, confusion}.",
     )] = False,
 ) -> None:
-    """Train the 8-32-32-1 network on the expert's TAKE/PASS values, e.g. [b]boardlab train nothanks-imitation --states 1000 --seed 1 --out models/nothanks.pt[/]."""
+    """Train the 8-32-32-1 network on the expert's TAKE/PASS values, \
+e.g. [b]boardlab train nothanks-imitation --states 1000 --seed 1 --out models/nothanks.pt[/]."""
     from boardlab.studies.nothanks.training import TrainConfig, save_model_files
     from boardlab.studies.nothanks.training import train as run_training
 
@@ -89,8 +93,8 @@ def evaluate(
         show_default=False)] = None,
     json_out: Annotated[bool, typer.Option(
         "--json",
-        help="Print one JSON object: model, states, seed, labels (the reading the model learned), agreement, mse, confusion [[expert TAKE: net TAKE, net PASS], "
-        "[expert PASS: ...]], plot (the PNG written, or null).",
+        help="Print one JSON object: model, states, seed, labels (the reading the model learned), agreement, mse, "
+        "confusion [[expert TAKE: net TAKE, net PASS], [expert PASS: ...]], plot (the PNG written, or null).",
     )] = False,
 ) -> None:
     """Agreement with the expert (TAKE/PASS at 0.5), MSE and confusion on fresh states."""
@@ -128,7 +132,9 @@ def run_experiment(
     states: Annotated[int, typer.Option("--states", help="States per study-size run (split 800/200).")] = 1000,
     big_states: Annotated[int, typer.Option("--big-states", help="States of the one large run (0: skip it).")] = 20000,
     games: Annotated[int, typer.Option("--games", "-n", help="4-player games in the table; seats cycle through all 24 orders (2016 = 84 x 24).")] = 2016,
-    agents: Annotated[str, typer.Option("--agents", help="Four to eight agent specs (each game seats four), comma-separated; use ';' between specs with options.")] = "nothanks-expert,nothanks-net,random,random",
+    agents: Annotated[str, typer.Option(
+        "--agents", help="Four to eight agent specs (each game seats four), comma-separated; use ';' between specs with options.",
+    )] = "nothanks-expert,nothanks-net,random,random",
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the table's games.")] = 1,
     generator: Annotated[str, typer.Option("--generator", help="State generator of the imitation runs: plausible or random.")] = "plausible",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write the JSON results to this file.", show_default=False)] = None,

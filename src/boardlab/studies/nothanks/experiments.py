@@ -124,7 +124,7 @@ def four_player_table(
                     if line_no < len(lines):
                         raise FormatError(f"{store}: line {line_no} is not JSON") from None
                     # the last line was cut short by a kill: drop it, that game is played again
-                    write_atomic(store, "".join(l + "\n" for l in lines[:-1]))
+                    write_atomic(store, "".join(kept + "\n" for kept in lines[:-1]))
                     break
                 if row.get("agents") != list(agents) or row.get("seed") != seed:
                     raise BoardlabError(

@@ -1,7 +1,7 @@
 """The No Thanks! imitation study's training: the network of :mod:`boardlab.bots.nothanks.network`
 taught the expert's values.
 
-As in the study (the study material's ``studies/no-thanks-imitation.txt``, section 3):
+As in the study (the No Thanks! study in docs/references.md, its section 3):
 mean squared error, Adam, up to 500 epochs. The study does not say how it
 stopped "at convergence"; here a validation split carved from the training
 states stops training when its loss has not improved for ``patience`` epochs,

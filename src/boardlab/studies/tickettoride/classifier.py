@@ -48,18 +48,28 @@ STUDY_NET: dict[str, dict[str, float]] = {
 
 #: the study's experiment (b) tables: per-player-count ("specific") models and the universal one
 STUDY_SPECIFIC = {
-    "2": {"min": 41, "max": 157, "mean": 101.66, "median": 99.5, "completed": 60, "above_110": 28.33, "above_120": 18.33, "above_140": 4.17, "tickets_done": 467, "tickets_failed": 63},
-    "3": {"min": 48, "max": 140, "mean": 99.4, "median": 101, "completed": 55, "above_110": 24.24, "above_120": 10.30, "above_140": 0.00, "tickets_done": 575, "tickets_failed": 66},
-    "4": {"min": 46, "max": 148, "mean": 97.36, "median": 100, "completed": 60, "above_110": 25.00, "above_120": 8.75, "above_140": 0.42, "tickets_done": 873, "tickets_failed": 102},
-    "5": {"min": 41, "max": 142, "mean": 92.05, "median": 91, "completed": 56, "above_110": 18.57, "above_120": 8.21, "above_140": 0.36, "tickets_done": 951, "tickets_failed": 135},
-    "all": {"min": 41, "max": 157, "mean": 96.57, "median": 97, "completed": 231, "above_110": 23.11, "above_120": 10.31, "above_140": 0.87, "tickets_done": 2866, "tickets_failed": 366},
+    "2": {"min": 41, "max": 157, "mean": 101.66, "median": 99.5, "completed": 60, "above_110": 28.33,
+          "above_120": 18.33, "above_140": 4.17, "tickets_done": 467, "tickets_failed": 63},
+    "3": {"min": 48, "max": 140, "mean": 99.4, "median": 101, "completed": 55, "above_110": 24.24,
+          "above_120": 10.30, "above_140": 0.00, "tickets_done": 575, "tickets_failed": 66},
+    "4": {"min": 46, "max": 148, "mean": 97.36, "median": 100, "completed": 60, "above_110": 25.00,
+          "above_120": 8.75, "above_140": 0.42, "tickets_done": 873, "tickets_failed": 102},
+    "5": {"min": 41, "max": 142, "mean": 92.05, "median": 91, "completed": 56, "above_110": 18.57,
+          "above_120": 8.21, "above_140": 0.36, "tickets_done": 951, "tickets_failed": 135},
+    "all": {"min": 41, "max": 157, "mean": 96.57, "median": 97, "completed": 231, "above_110": 23.11,
+            "above_120": 10.31, "above_140": 0.87, "tickets_done": 2866, "tickets_failed": 366},
 }
 STUDY_UNIVERSAL = {
-    "2": {"min": 45, "max": 154, "mean": 108.12, "median": 108, "completed": 60, "above_110": 43.33, "above_120": 25.00, "above_140": 3.33, "tickets_done": 515, "tickets_failed": 41},
-    "3": {"min": 49, "max": 133, "mean": 96.51, "median": 97, "completed": 60, "above_110": 24.44, "above_120": 7.78, "above_140": 0.00, "tickets_done": 603, "tickets_failed": 90},
-    "4": {"min": 54, "max": 144, "mean": 97.69, "median": 99.5, "completed": 59, "above_110": 23.73, "above_120": 8.05, "above_140": 1.27, "tickets_done": 855, "tickets_failed": 83},
-    "5": {"min": 37, "max": 143, "mean": 94.88, "median": 96.5, "completed": 56, "above_110": 21.07, "above_120": 7.14, "above_140": 0.71, "tickets_done": 939, "tickets_failed": 111},
-    "all": {"min": 37, "max": 154, "mean": 98.00, "median": 99, "completed": 235, "above_110": 25.86, "above_120": 10.17, "above_140": 1.10, "tickets_done": 2912, "tickets_failed": 325},
+    "2": {"min": 45, "max": 154, "mean": 108.12, "median": 108, "completed": 60, "above_110": 43.33,
+          "above_120": 25.00, "above_140": 3.33, "tickets_done": 515, "tickets_failed": 41},
+    "3": {"min": 49, "max": 133, "mean": 96.51, "median": 97, "completed": 60, "above_110": 24.44,
+          "above_120": 7.78, "above_140": 0.00, "tickets_done": 603, "tickets_failed": 90},
+    "4": {"min": 54, "max": 144, "mean": 97.69, "median": 99.5, "completed": 59, "above_110": 23.73,
+          "above_120": 8.05, "above_140": 1.27, "tickets_done": 855, "tickets_failed": 83},
+    "5": {"min": 37, "max": 143, "mean": 94.88, "median": 96.5, "completed": 56, "above_110": 21.07,
+          "above_120": 7.14, "above_140": 0.71, "tickets_done": 939, "tickets_failed": 111},
+    "all": {"min": 37, "max": 154, "mean": 98.00, "median": 99, "completed": 235, "above_110": 25.86,
+            "above_120": 10.17, "above_140": 1.10, "tickets_done": 2912, "tickets_failed": 325},
 }
 
 
@@ -338,10 +348,14 @@ C_LINES = (("rows", "decisions trained on", 0), ("loss", "mean deviation (cross-
 
 STUDY_PROGRESS = [
     {"rows": 0, "loss": 7.614, "confidence": 0.107, "aborted": 240, "finished_players": 0, "turns": 1.70},
-    {"rows": 100, "loss": 0.649, "confidence": 0.689, "aborted": 1, "max": 123, "min": -3, "finished_players": 835, "mean": 81.63, "turns": 40.75, "tickets_done": 2.21, "tickets_failed": 0.43},
-    {"rows": 200, "loss": 0.490, "confidence": 0.800, "aborted": 32, "max": 144, "min": 26, "finished_players": 702, "mean": 87.23, "turns": 42.23, "tickets_done": 2.39, "tickets_failed": 0.33},
-    {"rows": 300, "loss": 0.610, "confidence": 0.692, "aborted": 4, "max": 125, "min": 4, "finished_players": 824, "mean": 75.69, "turns": 39.44, "tickets_done": 1.9, "tickets_failed": 0.54},
-    {"rows": 400, "loss": 0.333, "confidence": 0.885, "aborted": 47, "max": 151, "min": 47, "finished_players": 654, "mean": 94.80, "turns": 44.25, "tickets_done": 3.08, "tickets_failed": 0.32},
+    {"rows": 100, "loss": 0.649, "confidence": 0.689, "aborted": 1, "max": 123, "min": -3,
+     "finished_players": 835, "mean": 81.63, "turns": 40.75, "tickets_done": 2.21, "tickets_failed": 0.43},
+    {"rows": 200, "loss": 0.490, "confidence": 0.800, "aborted": 32, "max": 144, "min": 26,
+     "finished_players": 702, "mean": 87.23, "turns": 42.23, "tickets_done": 2.39, "tickets_failed": 0.33},
+    {"rows": 300, "loss": 0.610, "confidence": 0.692, "aborted": 4, "max": 125, "min": 4,
+     "finished_players": 824, "mean": 75.69, "turns": 39.44, "tickets_done": 1.9, "tickets_failed": 0.54},
+    {"rows": 400, "loss": 0.333, "confidence": 0.885, "aborted": 47, "max": 151, "min": 47,
+     "finished_players": 654, "mean": 94.80, "turns": 44.25, "tickets_done": 3.08, "tickets_failed": 0.32},
 ]
 
 

@@ -23,10 +23,20 @@ def _counts(text: str) -> tuple[int, ...]:
 
 
 def train(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Model file; NAME.metrics.json and NAME.curves.png go beside it. An existing one made with the same settings is trained on (resumed).")] = Path("models/ttr_net.pt"),
-    data: Annotated[Optional[Path], typer.Option("--data", help="Dataset file (.npz): read when it exists (its settings must match), else generated and written there. Default: generated, not kept.", show_default=False)] = None,
-    games: Annotated[int, typer.Option("--games", "-n", help="Games per player count played by ttr-algorithmic to draw decisions from (the study: 250).")] = 250,
-    selection: Annotated[str, typer.Option("--selection", help="best (the study: the best player-games, --best per player count, score >= --min-score) or all (every seat of every game).")] = "best",
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Model file; NAME.metrics.json and NAME.curves.png go beside it. An "
+        "existing one made with the same settings is trained on (resumed).",
+    )] = Path("models/ttr_net.pt"),
+    data: Annotated[Optional[Path], typer.Option(
+        "--data", help="Dataset file (.npz): read when it exists (its settings must match), else generated and written there. Default: generated, not kept.",
+        show_default=False,
+    )] = None,
+    games: Annotated[int, typer.Option(
+        "--games", "-n", help="Games per player count played by ttr-algorithmic to draw decisions from (the study: 250).",
+    )] = 250,
+    selection: Annotated[str, typer.Option(
+        "--selection", help="best (the study: the best player-games, --best per player count, score >= --min-score) or all (every seat of every game).",
+    )] = "best",
     best: Annotated[int, typer.Option("--best", help="Player-games kept per player count with --selection best (the study: 30).")] = 30,
     min_score: Annotated[int, typer.Option("--min-score", help="Least final score of a kept player-game with --selection best (the study: 120).")] = 120,
     players: Annotated[str, typer.Option("--players", help="Player counts of the games, comma-separated.")] = "2,3,4,5",
@@ -37,7 +47,9 @@ def train(
     batch_size: Annotated[int, typer.Option("--batch-size", help="Decisions per batch (the study: 250).")] = 250,
     lr: Annotated[float, typer.Option("--lr", help="AdaGrad learning rate (TensorFlow's DNNClassifier default: 0.05).")] = 0.05,
     loss: Annotated[str, typer.Option("--loss", help="sum (the study: cross-entropy summed over the batch) or mean.")] = "sum",
-    scale: Annotated[str, typer.Option("--scale", help="none (the study's raw integers) or range (each feature divided by the top of its range in the study's table).")] = "none",
+    scale: Annotated[str, typer.Option(
+        "--scale", help="none (the study's raw integers) or range (each feature divided by the top of its range in the study's table).",
+    )] = "none",
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the weights and the batches.")] = 1,
     fresh: Annotated[bool, typer.Option("--fresh", help="Start over even when --out holds a run of other settings.")] = False,
     json_out: Annotated[bool, typer.Option(
@@ -47,7 +59,8 @@ def train(
         "loss, confidence, confusion}, history, curves.",
     )] = False,
 ) -> None:
-    """Train the study's classifier (26 features, 180-160, 4 action types) on ttr-algorithmic's decisions, e.g. [b]boardlab train ttr-classifier --out models/ttr_net.pt[/]."""
+    """Train the study's classifier (26 features, 180-160, 4 action types) on ttr-algorithmic's decisions, \
+e.g. [b]boardlab train ttr-classifier --out models/ttr_net.pt[/]."""
     from boardlab.studies.tickettoride.classifier import dataset, train_model
     from boardlab.studies.tickettoride.dataset import DataConfig
     from boardlab.studies.tickettoride.training import NetConfig
@@ -79,7 +92,10 @@ def train(
 
 def evaluate(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model written by boardlab train ttr-classifier.", show_default=False)],
-    data: Annotated[Optional[Path], typer.Option("--data", help="Dataset file of the model's settings (read when it exists, else generated and written there). Default: generated, not kept.", show_default=False)] = None,
+    data: Annotated[Optional[Path], typer.Option(
+        "--data", help="Dataset file of the model's settings (read when it exists, else generated and written there). Default: generated, not kept.",
+        show_default=False,
+    )] = None,
     json_out: Annotated[bool, typer.Option(
         "--json",
         help="Print one JSON object: model, epochs, test {rows, accuracy, loss, confidence, confusion [true][predicted]}, "
@@ -142,15 +158,20 @@ def versus(
     games: Annotated[int, typer.Option("--games", "-n", help="Games per player count (the study: 250).")] = 250,
     players: Annotated[str, typer.Option("--players", help="Player counts, comma-separated.")] = "2,3,4,5",
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the games (player count K uses seed+K); both players get the same deals.")] = 2018,
-    store: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite); a rerun resumes. Default: boardlab's store.", show_default=False)] = None,
+    store: Annotated[Optional[Path], typer.Option(
+        "--store", help="Results store (SQLite); a rerun resumes. Default: boardlab's store.", show_default=False,
+    )] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", help="Processes.")] = 1,
-    plots: Annotated[Optional[Path], typer.Option("--plots", help="Folder for the network's three figures (as ttr-study draws them).", show_default=False)] = None,
+    plots: Annotated[Optional[Path], typer.Option(
+        "--plots", help="Folder for the network's three figures (as ttr-study draws them).", show_default=False,
+    )] = None,
     markdown_out: Annotated[Optional[Path], typer.Option("--markdown", help="Also write both tables in Markdown to this file.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option(
         "--json",
         help="Print one JSON object: agent, variant, games, seed, net and algorithmic {K|all: {games, players, min, max, mean, "
         "mean_low, mean_high, se, sd, median, above_110, above_120, above_140, tickets_done, tickets_failed, forbidden_games, "
-        "forbidden_moves, (net only) net_forbidden_games, net_forbidden_moves, net_forbidden_by_type [pass, cards, tickets, claim]}}, study_net, study_algorithmic, plots.",
+        "forbidden_moves, (net only) net_forbidden_games, net_forbidden_moves, net_forbidden_by_type [pass, cards, tickets, claim]}}, "
+        "study_net, study_algorithmic, plots.",
     )] = False,
 ) -> None:
     """Experiment (a): the network in every seat against the algorithmic player it imitates (same deals), the study's tables beside."""
@@ -193,9 +214,13 @@ def _data_options(games: int, players: str, variant: str, data_seed: int):
 
 
 def models(
-    folder: Annotated[Path, typer.Option("--out", "-o", help="Folder for the data and the five models (made if missing; a rerun resumes).")] = Path("ttr-models"),
+    folder: Annotated[Path, typer.Option(
+        "--out", "-o", help="Folder for the data and the five models (made if missing; a rerun resumes).",
+    )] = Path("ttr-models"),
     games: Annotated[int, typer.Option("--games", "-n", help="Games per player count each model plays (the study: 60).")] = 60,
-    data_games: Annotated[int, typer.Option("--data-games", help="Games per player count the data is drawn from (the study: 250, best 30 player-games each).")] = 250,
+    data_games: Annotated[int, typer.Option(
+        "--data-games", help="Games per player count the data is drawn from (the study: 250, best 30 player-games each).",
+    )] = 250,
     epochs: Annotated[int, typer.Option("--epochs", help="Epochs of each model (the study: 40).")] = 40,
     players: Annotated[str, typer.Option("--players", help="Player counts, comma-separated.")] = "2,3,4,5",
     variant: Annotated[str, typer.Option("--variant", help="study or official.")] = "study",
@@ -250,8 +275,12 @@ def models(
 
 
 def progress(
-    folder: Annotated[Path, typer.Option("--out", "-o", help="Folder for the data and each step's network (made if missing; a rerun resumes).")] = Path("ttr-progress"),
-    step: Annotated[int, typer.Option("--step", help="Training decisions per step (the study's table: 100, a single AdaGrad batch here; see docs/tickettoride-classifier.md).")] = 4000,
+    folder: Annotated[Path, typer.Option(
+        "--out", "-o", help="Folder for the data and each step's network (made if missing; a rerun resumes).",
+    )] = Path("ttr-progress"),
+    step: Annotated[int, typer.Option(
+        "--step", help="Training decisions per step (the study's table: 100, a single AdaGrad batch here; see docs/tickettoride-classifier.md).",
+    )] = 4000,
     steps: Annotated[int, typer.Option("--steps", help="Steps after the untrained network (the study's table: 4).")] = 6,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per player count after each step (the study: 60).")] = 60,
     data_games: Annotated[int, typer.Option("--data-games", help="Games per player count the data is drawn from.")] = 250,
@@ -300,6 +329,18 @@ def progress(
     console.print(f"wrote {result['plot']}")
 
 
-versus_experiment = Experiment(run=versus, summary="Ticket to Ride classifier (a): the network vs the algorithmic player, the study's tables", game="tickettoride:variant=study")
-models_experiment = Experiment(run=models, summary="Ticket to Ride classifier (b): one universal model vs one model per player count", game="tickettoride:variant=study")
-progress_experiment = Experiment(run=progress, summary="Ticket to Ride classifier (c): learning progress in steps of training decisions", game="tickettoride:variant=study")
+versus_experiment = Experiment(
+    run=versus,
+    summary="Ticket to Ride classifier (a): the network vs the algorithmic player, the study's tables",
+    game="tickettoride:variant=study",
+)
+models_experiment = Experiment(
+    run=models,
+    summary="Ticket to Ride classifier (b): one universal model vs one model per player count",
+    game="tickettoride:variant=study",
+)
+progress_experiment = Experiment(
+    run=progress,
+    summary="Ticket to Ride classifier (c): learning progress in steps of training decisions",
+    game="tickettoride:variant=study",
+)

@@ -32,12 +32,19 @@ def run(
     players: Annotated[str, typer.Option("--players", help="Player counts, comma-separated.")] = "2,3,4,5",
     agent: Annotated[str, typer.Option("--agent", help="The agent in every seat (its spec without seed=).")] = "ttr-algorithmic",
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the games (player count K uses seed+K).")] = 2018,
-    store: Annotated[Optional[Path], typer.Option("--store", help="Results store (SQLite); default: boardlab's store in your data folder. A rerun resumes.", show_default=False)] = None,
+    store: Annotated[Optional[Path], typer.Option(
+        "--store", help="Results store (SQLite); default: boardlab's store in your data folder. A rerun resumes.", show_default=False,
+    )] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Processes (default: every core this process may use).", show_default=False)] = None,
     backend: Annotated[str, typer.Option("--backend", help="process (a local pool) or ray.")] = "process",
     address: Annotated[Optional[str], typer.Option("--address", help="Ray cluster address (with --backend ray).", show_default=False)] = None,
-    engine: Annotated[str, typer.Option("--engine", help="auto (compiled games where the agent offers them) or python (every move through the Python engine; the same games, slower).")] = "auto",
-    plots: Annotated[Optional[Path], typer.Option("--plots", help="Folder for the three PNG figures (scores by player count, overall with a fitted normal, MIN/AVG/MED/MAX). Default: no files.", show_default=False)] = None,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="auto (compiled games where the agent offers them) or python (every move through the Python engine; the same games, slower).",
+    )] = "auto",
+    plots: Annotated[Optional[Path], typer.Option(
+        "--plots", help="Folder for the three PNG figures (scores by player count, overall with a fitted normal, MIN/AVG/MED/MAX). Default: no files.",
+        show_default=False,
+    )] = None,
     json_out: Annotated[bool, typer.Option(
         "--json",
         help="Print one JSON object: variant, agent, games, seed, tournaments {K: id}, rows {K|all: {games, players, min, max, "
@@ -45,7 +52,8 @@ def run(
         "forbidden_games, forbidden_moves}}, study (the study's rows), plots, seconds.",
     )] = False,
 ) -> None:
-    """The Ticket to Ride study's experiment: games per player count, the study's table beside ours, e.g. [b]boardlab experiment ttr-study --variant study --games 250[/]."""
+    """The Ticket to Ride study's experiment: games per player count, the study's table beside ours, \
+e.g. [b]boardlab experiment ttr-study --variant study --games 250[/]."""
     import time
 
     from boardlab.arena.backends import default_workers
@@ -92,4 +100,8 @@ def run(
         console.print(f"wrote {path}")
 
 
-experiment = Experiment(run=run, summary="the Ticket to Ride study: N games per player count, MAX/MIN/AVG/σ/MED, % over 110/120/140, tickets, forbidden moves", game="tickettoride")
+experiment = Experiment(
+    run=run,
+    summary="the Ticket to Ride study: N games per player count, MAX/MIN/AVG/σ/MED, % over 110/120/140, tickets, forbidden moves",
+    game="tickettoride",
+)

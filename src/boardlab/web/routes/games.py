@@ -51,10 +51,12 @@ class NewGame(BaseModel):
     mode: Annotated[StrictStr, Field(max_length=32, description="human-ai, ai-ai or human-human")] = "human-ai"
     ai: AISettings | Annotated[list[AISettings], Field(min_length=1, max_length=16)] = Field(
         default_factory=lambda: AISettings.model_validate({"agent": "random"}), description="one seat's AI settings for every AI seat, or a list used in turn")
-    human_seat: Annotated[StrictInt, Field(ge=0, le=64)] | None = Field(None, description="the person's seat in human-ai mode (default: the seat to move first)")
+    human_seat: Annotated[StrictInt, Field(ge=0, le=64)] | None = Field(
+        None, description="the person's seat in human-ai mode (default: the seat to move first)")
     seed: Annotated[StrictInt, Field(ge=0, lt=2**63)] | None = None
     position: Annotated[StrictStr, Field(max_length=10_000)] | None = Field(None, description="start from this position, in the game's notation (e.g. a FEN)")
-    replaces: Annotated[StrictStr, Field(max_length=64)] | None = Field(None, description="the id of a game this one replaces (its AI move in flight is cancelled)")
+    replaces: Annotated[StrictStr, Field(max_length=64)] | None = Field(
+        None, description="the id of a game this one replaces (its AI move in flight is cancelled)")
 
 
 class Move(BaseModel):
