@@ -249,7 +249,7 @@ def test_move_numbers_past_100_show_whole(page):
         if int(page.get_attribute("body", "data-moves")) > 100:
             break
         page.click("#rematch")
-        page.wait_for_function("document.body.dataset.turn !== 'over'")
+        page.wait_for_function("document.body.dataset.turn !== 'over' && document.body.dataset.busy === '0'")
     lines = int(page.get_attribute("body", "data-moves"))
     assert lines > 100
     numbers = page.eval_on_selector_all("#move-list .move-no", "n => n.map(x => x.textContent)")

@@ -635,10 +635,23 @@ async function nextMove() {
   await forGame(id, "POST", "/ai-move");
 }
 
+// resolves once no request of game `id` is in flight (the AI moves only from a settled view)
+function settled(id) {
+  return new Promise((resolve) => {
+    const check = () => (inFlight.get(id) ? setTimeout(check, 20) : resolve());
+    check();
+  });
+}
+
 async function playOn() {
   playingOn = !playingOn;
   drawGame();
-  if (playingOn) await maybeAiMove(shownId);
+  // pressed while the page still loads the game (after a rematch, say): play on once it has it
+  if (playingOn) {
+    const id = shownId;
+    await settled(id);
+    await maybeAiMove(id);
+  }
 }
 
 async function undo() {
