@@ -241,15 +241,22 @@ def test_a_tree_node_of_a_hidden_information_game_shows_its_board(page, game, bo
 
 
 def test_move_numbers_past_100_show_whole(page):
-    """No Thanks!, the network against itself until a game runs past 100 lines (most do)."""
-    start(page, "nothanks", mode="ai-ai", agent="nothanks-net")
-    for _ in range(30):
-        page.click("#play-on")
-        page.wait_for_function("document.body.dataset.turn === 'over' && document.body.dataset.busy === '0'")
-        if int(page.get_attribute("body", "data-moves")) > 100:
-            break
-        page.click("#rematch")
-        page.wait_for_function("document.body.dataset.turn !== 'over' && document.body.dataset.busy === '0'")
+    """No Thanks!, the network against itself (played through the API, the quickest way to a long
+    game) until a game runs past 100 lines (most do), then shown by the page."""
+    page.goto(page.url.split("#")[0])
+    game = page.evaluate("""async () => {
+        const post = async (url, body) => (await fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                                            body: JSON.stringify(body || {}), signal: AbortSignal.timeout(60000)})).json();
+        for (let tries = 0; tries < 30; tries++) {
+            let view = await post('/api/games', {game: 'nothanks', mode: 'ai-ai', ai: {agent: 'nothanks-net'}});
+            while (!view.terminal) view = await post(`/api/games/${view.id}/ai-move`);
+            if (view.moves.length > 100) return view.id;
+        }
+        return null;
+    }""")
+    assert game is not None
+    page.goto(f"{page.url.split('#')[0]}#game/{game}")
+    page.wait_for_function("document.body.dataset.turn === 'over' && document.body.dataset.busy === '0'")
     lines = int(page.get_attribute("body", "data-moves"))
     assert lines > 100
     numbers = page.eval_on_selector_all("#move-list .move-no", "n => n.map(x => x.textContent)")
