@@ -160,8 +160,8 @@ def test_model_files_refuse_the_wrong_game_and_corrupt_bytes(tmp_path):
     torch.save({"format": "something-else"}, other)
     with pytest.raises(FormatError, match="not a AlphaZero model file"):
         make_agent(f"az:path={other}")
-    with pytest.raises(SpecError, match="perfect information only"):
-        make_agent("az", make("nothanks"))
+    with pytest.raises(SpecError, match="no committed model for nothanks:players=7"):
+        make_agent("az", make("nothanks:players=7")).reset(make("nothanks:players=7"), 0, 0)
     with pytest.raises(SpecError, match="no committed model for connect4:rows=4"):
         make_agent("az").reset(make("connect4:rows=4"), 0, 0)
 

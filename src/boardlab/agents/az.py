@@ -8,7 +8,9 @@ and refuses games that have none. In play it picks the most visited move; with
 visits (so that duels between deterministic players are not one game played
 over and over), and ``noise=true`` mixes Dirichlet noise into the root's
 priors as in self-play training. Its trees go to the viewer like MCTS trees
-(see :mod:`boardlab.agents.puct` for what the statistics mean).
+(see :mod:`boardlab.agents.puct` for what the statistics mean). In a game with
+hidden information it searches worlds drawn from what its seat has seen
+(:mod:`boardlab.agents.is_puct`), never the true state.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from boardlab.agents.base import Agent
-from boardlab.agents.puct import PUCTSearch, run_simulations
+from boardlab.agents.is_puct import InformationSetPUCT
+from boardlab.agents.puct import PUCTSearch, new_search, run_simulations
 from boardlab.agents.search_tree import SearchTreeHandle
 from boardlab.core.engines import puct_engine
 from boardlab.core.errors import BoardlabError, SpecError
@@ -100,8 +103,9 @@ class AZAgent(Agent):
 
     @classmethod
     def plays(cls, game: Game) -> str | None:
-        if game.has_hidden_information:
-            return f"agent 'az' plays games of perfect information only, not {game.name} (its search would see hidden cards)"
+        if game.has_hidden_information and "information_state_string" not in game.provides:
+            return (f"agent 'az' searches a game with hidden information through its information states, which "
+                    f"{game.name} does not write")
         if "observation_tensor" not in game.provides:
             return f"agent 'az' needs an observation tensor, which {game.name} does not offer"
         return None
@@ -166,7 +170,7 @@ class AZAgent(Agent):
         noise = (self.config["alpha"], 0.25) if self.config["noise"] else None
         search = self._new_search(state, noise, self._discount())
         deadline = None if self.config["time"] is None else start + self.config["time"]
-        if isinstance(search, PUCTSearch):
+        if isinstance(search, (PUCTSearch, InformationSetPUCT)):
             assert self._evaluator is not None  # loaded by reset
             run_simulations([search], self.config["simulations"], self._evaluator.evaluate, self.stop, deadline)
         else:
@@ -215,7 +219,8 @@ class AZAgent(Agent):
             return self.config["discount"]
         return float((self._payload or {}).get("meta", {}).get("discount", 1.0))
 
-    def _new_search(self, state: State, noise: tuple[float, float] | None, discount: float) -> PUCTSearch | PUCTEngine:
+    def _new_search(self, state: State, noise: tuple[float, float] | None,
+                    discount: float) -> PUCTSearch | InformationSetPUCT | PUCTEngine:
         engine = self.config["engine"]
         settings = PUCTSettings(c=self.config["c"], noise=noise, discount=discount, fpu=self.config["fpu"], solve=self._solve)
         factory = puct_engine(state.game) if engine != "generic" and self._dense is not None else None
@@ -226,7 +231,7 @@ class AZAgent(Agent):
             why = (f"{state.game.name} offers no compiled PUCT engine" if self._dense is not None
                    else "its network is not an MLP of one value on the CPU")
             raise SpecError(f"agent 'az': engine=compiled is not possible here: {why}")
-        return PUCTSearch(state, settings, self.rng)
+        return new_search(state, settings, self.rng)
 
     @property
     def trees(self):

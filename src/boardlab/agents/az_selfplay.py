@@ -6,7 +6,10 @@ leaf, the network evaluates all those leaves at once, and each search backs its
 value up (:func:`boardlab.agents.puct.run_simulations`). When every search has
 its simulations, each game plays its move (drawn in proportion to the visits
 for the first ``temp_moves`` moves, the most visited after) and the rounds go
-on until every game is over.
+on until every game is over. In a game with hidden information each search
+draws its worlds from what the player to move has seen
+(:mod:`boardlab.agents.is_puct`), and the position recorded for training is
+that player's observation tensor.
 
 Every random choice of game ``i`` (root noise, drawn moves, chance outcomes)
 comes from a generator seeded by its own seed, so a game's samples do not
@@ -21,7 +24,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from boardlab.agents.puct import PUCTSearch, run_simulations
+from boardlab.agents.is_puct import InformationSetPUCT
+from boardlab.agents.puct import PUCTSearch, new_search, run_simulations
 from boardlab.core.engines import puct_engine
 from boardlab.core.rng import derive_seed, sample_chance
 from boardlab.core.search import DenseNetwork, PUCTEngine, PUCTSettings
@@ -95,14 +99,14 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     active = [i for i, s in enumerate(states) if not s.is_terminal()]
     factory = puct_engine(game) if network is not None and settings.engine != "generic" else None
     while active:
-        searches: list[PUCTSearch | PUCTEngine] = []
+        searches: list[PUCTSearch | InformationSetPUCT | PUCTEngine] = []
         if factory is not None and network is not None:
             engines = [factory(states[i], network, search_settings, rngs[i]) for i in active]
             for engine in engines:
                 engine.run(settings.simulations)
             searches.extend(engines)
         else:
-            lockstep = [PUCTSearch(states[i], search_settings, rngs[i]) for i in active]
+            lockstep = [new_search(states[i], search_settings, rngs[i]) for i in active]
             run_simulations(lockstep, settings.simulations, evaluate)
             searches.extend(lockstep)
         for i, search in zip(active, searches):

@@ -26,7 +26,8 @@ a node's ``mean`` is from the view of the player who moved into it (as in
 :mod:`boardlab.agents.mcts`). Chance nodes are sampled: a simulation that
 reaches one draws an outcome with its probability and goes on below it, so
 the network only ever judges positions where a player is to move. Games with
-hidden information are not searched (the agent refuses them).
+hidden information are searched by :mod:`boardlab.agents.is_puct` instead,
+which never reads the hidden state.
 
 With ``solve`` (two-player zero-sum games without chance), results are proven
 as the search finds them (MCTS-Solver, see :mod:`boardlab.core.search`): a
@@ -51,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from boardlab.agents.is_puct import InformationSetPUCT
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import CHANCE, TERMINAL, State
 from boardlab.core.search import (
@@ -279,6 +281,10 @@ class PUCTSearch:
         return True
 
     # --- results -----------------------------------------------------------------------
+    def has_priors(self) -> bool:
+        """Whether the root has been judged (its moves have priors)."""
+        return self.first[0] >= 0
+
     def root_visits(self) -> int:
         return self.visits[0]
 
@@ -339,6 +345,13 @@ class PUCTSearch:
         )
 
 
+def new_search(state: State, settings: PUCTSettings, rng: np.random.Generator) -> PUCTSearch | InformationSetPUCT:
+    """The generic search for ``state``'s game: over resampled worlds where something is hidden, else the tree."""
+    if state.game.has_hidden_information:
+        return InformationSetPUCT(state, settings, rng)
+    return PUCTSearch(state, settings, rng)
+
+
 def _wins_at_once(state: State, actions: list[int] | None = None) -> bool:
     """Whether the player to move in ``state`` has a move (among ``actions``, by default the
     legal ones) that ends the game with them strictly first."""
@@ -364,9 +377,10 @@ def _loses_at_once(state: State) -> bool:
     return True
 
 
-def run_simulations(searches: list[PUCTSearch], simulations: int, evaluate: Any, stop=None,
+def run_simulations(searches: list[Any], simulations: int, evaluate: Any, stop=None,
                     deadline: float | None = None) -> None:
-    """Bring every search to ``simulations`` simulations, judging all their pending leaves
+    """Bring every search (a :class:`PUCTSearch` or an :class:`~boardlab.agents.is_puct.InformationSetPUCT`)
+    to ``simulations`` simulations, judging all their pending leaves
     together: one ``evaluate(states) -> (priors, values)`` call per round. ``stop`` (an event)
     or ``time.perf_counter()`` passing ``deadline`` ends the rounds early, once every root has its priors."""
     active = list(searches)
@@ -381,7 +395,7 @@ def run_simulations(searches: list[PUCTSearch], simulations: int, evaluate: Any,
             priors, values = evaluate(leaves)
             for i, search in enumerate(pending):
                 search.resolve(priors[i], values[i])
-        active = [s for s in active if s.first[0] < 0 or s.simulations < simulations]
+        active = [s for s in active if not s.has_priors() or s.simulations < simulations]
         if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
-            if all(s.first[0] >= 0 for s in searches):
+            if all(s.has_priors() for s in searches):
                 break

@@ -26,6 +26,9 @@ The checks, one module each:
 * :mod:`~boardlab.conformance.capabilities`: each capability the game provides
   (``GameType.provides``) works, its compiled engines found in the registry
   search a position, and what it does not provide it does not offer;
+* :mod:`~boardlab.conformance.search_honesty`: in a game with hidden information
+  and a tensor, the az agent's search (:mod:`boardlab.agents.is_puct`) takes the
+  same network inputs and the same decision in two states its seat cannot tell apart;
 * :mod:`~boardlab.conformance.end_to_end`: MCTS, a duel or tournament, the web
   API and a search tree saved and reopened;
 * :mod:`~boardlab.conformance.fair_play`: in a game with hidden information or
@@ -51,6 +54,7 @@ from boardlab.conformance.end_to_end import check_arena, check_search_and_trees,
 from boardlab.conformance.failures import ConformanceError
 from boardlab.conformance.fair_play import check_fair_play
 from boardlab.conformance.rules import check_declaration, check_random_play
+from boardlab.conformance.search_honesty import check_search_honesty
 from boardlab.conformance.symmetries import check_symmetries
 from boardlab.conformance.views import check_observation_tensor, check_redraws, check_views
 from boardlab.core.errors import require
@@ -63,7 +67,7 @@ for _module in ("hypothesis", "httpx"):
 
 __all__ = ["ConformanceError", "check_game", "check_declaration", "check_random_play", "check_views", "check_redraws",
            "check_observation_tensor", "check_fair_play", "check_symmetries", "check_capabilities", "check_search_and_trees",
-           "check_arena", "check_web"]
+           "check_arena", "check_web", "check_search_honesty"]
 
 
 def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None, web: bool = True, quick: bool = False) -> None:
@@ -82,6 +86,8 @@ def check_game(spec: str, examples: int = 25, scratch: str | Path | None = None,
     check_observation_tensor(game)
     check_symmetries(game)
     check_capabilities(game)
+    if game.has_hidden_information and {"observation_tensor", "information_state_string"} <= game.provides:
+        check_search_honesty(game)  # the az agent's search, which reads the observation tensor
     with tempfile.TemporaryDirectory() as own:
         folder = Path(scratch) if scratch is not None else Path(own)
         check_search_and_trees(game, folder)
