@@ -20,7 +20,8 @@ def _opt(flag: str, text: str):
 
 
 def train(
-    game: Annotated[Optional[str], _opt("--game", "Game spec to learn (e.g. connect4, mancala, connect4:rows=4,cols=5,k=3). Default connect4.")] = None,
+    game: Annotated[Optional[str], _opt("--game", "Game spec to learn (e.g. connect4, mancala, connect4:rows=4,cols=5,k=3, dicewars:players=2, "
+                                        "nothanks, tickettoride). Default connect4.")] = None,
     out: Annotated[Optional[Path], _opt("--out", "Run folder (created, with the folders above it). Default runs/az-<game>. "
                                         "Running the command again resumes the run in it, after a kill too.")] = None,
     iterations: Annotated[Optional[int], _opt("--iterations", "Iterations to reach (self-play, then learning). Default 100; "
@@ -154,16 +155,25 @@ def _model_file(model: Path) -> Path:
 def evaluate(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model file of train az (model.pt, models/iter-N.pt) "
                                           "or a run folder (its model.pt).", show_default=False)],
-    games: Annotated[int, typer.Option("--games", "-n", min=2, help="Games per duel (seats alternate).")] = 40,
+    games: Annotated[int, typer.Option("--games", "-n", min=2, help="Games per duel or table (seats rotate).")] = 40,
     simulations: Annotated[int, typer.Option("--simulations", min=1, help="PUCT simulations per move of the network.")] = 200,
     mcts: Annotated[int, typer.Option("--mcts", min=1, help="Iterations of the MCTS opponent.")] = 1000,
+    opponent: Annotated[Optional[list[str]], typer.Option("--opponent", "-o", help="Another opponent (an agent spec; repeat "
+                                                          "the option for more), after random and MCTS.", show_default=False)] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the duels and the grading.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object: model, game, simulations, games, duels "
-                                           "{random, mcts: {opponent, wins, draws, losses, score}} (score: draws count half; two-player games), "
-                                           "optimal (share of optimal moves on the shipped Connect Four set, standard Connect Four only, else null), "
-                                           "kept (share of moves that keep the position's result, the same way).")] = False,
+                                           "{random, mcts, SPEC...: {opponent, wins, draws, losses, score}} (score: draws count half; "
+                                           "two-player games), tables {random, mcts, SPEC...: {opponent, games, players, fair, share, "
+                                           "share_low, share_high, wins, and where the game keeps scores score, score_low, score_high, "
+                                           "opponent_score, opponent_score_low, opponent_score_high}} (games of more players: the network "
+                                           "at a table of the opponent's copies, its seat rotated; share: its mean win share, 95 % "
+                                           "intervals), optimal (share of optimal moves on the shipped Connect Four set, standard Connect "
+                                           "Four only, else null), kept (share of moves that keep the position's result, the same way).")] = False,
 ) -> None:
-    """Duels of the network against random and MCTS, seats alternating, and its share of optimal moves on standard Connect Four."""
+    """The network against random, MCTS and any --opponent: duels in two-player games, seat-rotated tables in
+    games of more players (win shares and mean scores with 95 % intervals); its share of optimal moves on standard Connect Four."""
+    from boardlab.agents.registry import make_agent
+    from boardlab.arena.table import table_score
     from boardlab.core.registry import make
     from boardlab.experiments.az_training import duel_score, graded_shares, is_graded_game
     from boardlab.nn.az_net import load_model
@@ -174,13 +184,20 @@ def evaluate(
         raise BoardlabError(f"{path}: an agent spec cannot hold ',', ':' or '=' in a path; copy the model to a plain path")
     game = make(payload["game"])
     spec = f"az:path={path},simulations={simulations}"
-    result = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games, "duels": {}, "optimal": None, "kept": None}
+    opponents = {"random": "random", "mcts": f"mcts:iterations={mcts}"}
+    for other in opponent or []:
+        make_agent(other, game)  # a wrong spec fails before any game is played
+        opponents[other] = other
+    result = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games, "duels": {}, "tables": {},
+              "optimal": None, "kept": None}
     with progress_bar("az evaluate") as progress:
-        if game.num_players() == 2:
-            for key, opponent in (("random", "random"), ("mcts", f"mcts:iterations={mcts}")):
-                task = progress.add_task(f"against {opponent}", total=games, note="")
-                result["duels"][key] = duel_score(game, spec, opponent, games, seed,
-                                                  on_game=lambda i, _record, t=task: progress.update(t, completed=i + 1))
+        for key, against in opponents.items():
+            task = progress.add_task(f"against {against}", total=games, note="")
+            tick = lambda i, _record, t=task: progress.update(t, completed=i + 1)  # noqa: E731
+            if game.num_players() == 2:
+                result["duels"][key] = duel_score(game, spec, against, games, seed, on_game=tick)
+            else:
+                result["tables"][key] = table_score(game, spec, against, games, seed, on_game=tick)
         if is_graded_game(game):
             task = progress.add_task("optimal moves", total=None, note="")
             result["optimal"], result["kept"] = graded_shares(game, spec, seed,
@@ -192,6 +209,13 @@ def evaluate(
     for duel_result in result["duels"].values():
         console.print(f"  against {duel_result['opponent']}: {duel_result['wins']} won, {duel_result['draws']} drawn, "
                       f"{duel_result['losses']} lost ({100 * duel_result['score']:.1f} %)")
+    for table in result["tables"].values():
+        line = (f"  at a table of {table['opponent']}: win share {100 * table['share']:.1f} % "
+                f"({100 * table['share_low']:.1f}-{100 * table['share_high']:.1f}, fair {100 * table['fair']:.0f} %) in {table['games']} games")
+        if "score" in table:
+            line += (f"; mean score {table['score']:.1f} ({table['score_low']:.1f}..{table['score_high']:.1f}), "
+                     f"opponents {table['opponent_score']:.1f} ({table['opponent_score_low']:.1f}..{table['opponent_score_high']:.1f})")
+        console.print(line, markup=False)
     if result["optimal"] is not None:
         console.print(f"  optimal moves: {100 * result['optimal']:.1f} % of the shipped Connect Four set; "
                       f"{100 * result['kept']:.1f} % keep the position's result")
@@ -208,7 +232,7 @@ recipe = Recipe(
     train=train,
     evaluate=evaluate,
     recognises=_recognises,
-    summary="AlphaZero: PUCT search with a policy-value network, trained by self-play (any perfect-information game with a tensor)",
+    summary="AlphaZero: PUCT search with a policy-value network, trained by self-play (any game with a tensor; hidden information searched over drawn worlds)",
     game="",
     makes="run folder (config.json, checkpoint.pt, model.pt for az:path=FILE, models/iter-N.pt, history.json, curve.png)",
 )

@@ -6,7 +6,9 @@ leaves; chunks go to ``--workers`` processes or Ray), adds their positions to
 the replay buffer, and takes ``steps`` gradient steps on minibatches from it.
 Every ``eval_every`` iterations (and at the last) the network is saved as
 ``models/iter-NNNN.pt`` and played against the previous saved network,
-``random`` and ``mcts:iterations=eval_mcts`` in seat-rotated duels, and graded
+``random`` and ``mcts:iterations=eval_mcts`` in seat-rotated duels (with more
+players: its win share at seat-rotated tables of random and of MCTS players,
+:mod:`boardlab.arena.table`), and graded
 on the game's set of solved positions where it provides one (``grading_solver``:
 standard Connect Four's optimal-move set).
 
@@ -36,6 +38,7 @@ from boardlab.agents.az import pick_device
 from boardlab.agents.az_selfplay import Samples, SelfPlaySettings, self_play
 from boardlab.arena.backends import map_tasks
 from boardlab.arena.duel import duel
+from boardlab.arena.table import table_score
 from boardlab.core.engines import grading_engine
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import read_json
@@ -176,8 +179,8 @@ def graded_shares(game, spec: str, seed: int, on_position: Callable | None = Non
 
 
 def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iteration: int) -> dict[str, Any]:
-    """Duels of the saved network against the previous one, random and MCTS; the graded shares where the game
-    provides a grading solver."""
+    """Duels of the saved network against the previous one, random and MCTS (in a game of more players, its
+    win share at tables of random and of MCTS players); the graded shares where the game provides a grading solver."""
     spec = f"az:path={model},simulations={cfg.eval_simulations}"
     out: dict[str, Any] = {}
     if game.num_players() == 2:
@@ -187,6 +190,9 @@ def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iter
         for key, opponent in opponents.items():
             mine = spec + (",temp_moves=4" if key == "previous" else "")
             out[key] = duel_score(game, mine, opponent, cfg.eval_games, derive_seed(cfg.seed, "eval", key, iteration))["score"]
+    else:  # a table of the opponent's copies, the network's seat rotated: its win share (fair: 1/players)
+        for key, opponent in {"random": "random", "mcts": f"mcts:iterations={cfg.eval_mcts}"}.items():
+            out[key] = table_score(game, spec, opponent, cfg.eval_games, derive_seed(cfg.seed, "eval", key, iteration))["share"]
     if is_graded_game(game):
         out["optimal"], out["kept"] = graded_shares(game, spec, derive_seed(cfg.seed, "grade", iteration))
     return out
@@ -316,6 +322,10 @@ class Trainer:
         fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
         labels = {"optimal": "optimal moves (graded set)", "kept": "moves keeping the result (graded set)", "random": "score vs random",
                   "mcts": f"score vs mcts:iterations={self.cfg.eval_mcts}", "previous": "score vs previous network"}
+        players = self.game.num_players()
+        if players > 2:
+            labels["random"] = f"win share, table of random (fair {100 / players:.0f} %)"
+            labels["mcts"] = f"win share, table of mcts:iterations={self.cfg.eval_mcts}"
         # CPU hours where every point has them (runs started before they were recorded have wall hours only)
         clock = "cpu_hours" if all("cpu_hours" in h for h in points) else "hours"
         for key, label in labels.items():
