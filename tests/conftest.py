@@ -33,6 +33,8 @@ SLOW_TESTS = {
     "test_az.py::test_train_az_json_on_mancala_and_a_rerun_carries_on",
     "test_az.py::test_train_az_ends_with_a_play_command_that_plays_the_model",
     "test_az.py::test_train_az_resumes_after_sigkill_to_the_same_weights",
+    "test_az_tables.py::test_training_on_a_hidden_information_game_is_evaluated_at_tables",
+    "test_az_tables.py::test_the_trained_model_plays_a_whole_game_as_az_and_evaluate_prints_its_tables",
     "test_chess.py::test_default_mcts_beats_random_at_chess",
     "test_chess.py::test_encoding_round_trips_every_legal_move_of_thousands_of_positions",
     "test_cli.py::test_console_script_entry_point",
