@@ -1,8 +1,11 @@
 """AlphaZero self-play speed: games per second per core, and network evaluations per second.
 
     PYTHONPATH=src python benchmarks/az_selfplay.py --games 64 --simulations 50
+    PYTHONPATH=src python benchmarks/az_selfplay.py --game dicewars --game nothanks --game tickettoride --lockstep-only
 
-For Connect Four and Mancala, with the networks ``boardlab train az`` builds
+For Connect Four and Mancala (or each ``--game``: Dice Wars' chance nodes and
+four value outputs, No Thanks! and Ticket to Ride searched over worlds drawn
+from what the player to move has seen), with the networks ``boardlab train az`` builds
 (``--net``, ``--hidden``, ``--layers``; resnet: ``--channels``, ``--blocks``) and
 untrained weights (a trained network plays other, often longer, games):
 
@@ -75,7 +78,7 @@ def states_of(game, n: int, seed: int) -> list:
     return out
 
 
-def bench(spec: str, arch: dict, games: int, simulations: int, seconds: float) -> dict:
+def bench(spec: str, arch: dict, games: int, simulations: int, seconds: float, single: bool = True) -> dict:
     game = make(spec)
     torch.manual_seed(0)
     net = new_network(game, arch).eval()
@@ -92,7 +95,7 @@ def bench(spec: str, arch: dict, games: int, simulations: int, seconds: float) -
     outputs = value_outputs(game)
     targets = lambda returns, mover: relative_values(np.asarray(returns), mover, outputs)  # noqa: E731
     settings = SelfPlaySettings(simulations=simulations)
-    for lockstep in (games, 1):
+    for lockstep in (games, 1) if single else (games,):
         seeds = list(range(games))
         start, cpu = time.perf_counter(), time.process_time()
         positions, evaluated, passes = 0, evaluator.positions, evaluator.calls
@@ -151,6 +154,9 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=32)
     parser.add_argument("--blocks", type=int, default=2)
     parser.add_argument("--positions", type=int, default=100, help="positions timed per agent for the time per move")
+    parser.add_argument("--game", action="append", help="a game spec to measure (repeat for more; default connect4 and mancala, "
+                        "with Connect Four's time per move)")
+    parser.add_argument("--lockstep-only", action="store_true", help="leave out the games one at a time (long games)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON document: {load, openspiel_alpha_zero (which of its imports were found), rows, "
                              "move_times (Connect Four: agent, engine, cpu_ms_per_move)}")
@@ -159,10 +165,12 @@ def main() -> None:
     arch = {"kind": args.net, "hidden": args.hidden, "layers": args.layers, "channels": args.channels, "blocks": args.blocks}
     peers = {name: importlib.util.find_spec(name) is not None for name in OPENSPIEL_AZ_NEEDS}
     rows = []
-    for spec in ("connect4", "mancala"):
-        rows.append(bench(spec, arch if spec == "connect4" or args.net == "mlp" else {**arch, "kind": "mlp"},
-                          args.games, args.simulations, args.seconds))
-    times = move_times("connect4", arch, args.positions, "mcts:iterations=10000")
+    specs = args.game or ["connect4", "mancala"]
+    for spec in specs:
+        rank = len(make(spec).observation_tensor_shape())
+        rows.append(bench(spec, arch if rank == 3 or args.net == "mlp" else {**arch, "kind": "mlp"},
+                          args.games, args.simulations, args.seconds, not args.lockstep_only))
+    times = move_times("connect4", arch, args.positions, "mcts:iterations=10000") if "connect4" in specs else []
     load = os.getloadavg()[0]
     if args.json:
         print(json.dumps({"load": load, "openspiel_alpha_zero": peers, "rows": rows, "move_times": times}))
@@ -189,7 +197,8 @@ def main() -> None:
             print(f"  self-play, compiled PUCT engine (one game at a time), {args.simulations} simulations: "
                   f"{sp['games_per_cpu_s']:.2f} games/CPU-s, {sp['positions_per_cpu_s']:.0f} positions/CPU-s "
                   f"({sp['games']} games, {sp['positions']} positions, {sp['cpu_s']:.1f} CPU-s)")
-    print(f"time per move on {args.positions} Connect Four positions of random games (CPU):")
+    if times:
+        print(f"time per move on {args.positions} Connect Four positions of random games (CPU):")
     for entry in times:
         print(f"  {entry['agent']:<48s} {entry['engine']:<14s} {entry['cpu_ms_per_move']:7.2f} ms")
 
