@@ -24,6 +24,15 @@ def test_win_shares_split_ties_and_a_game_lost_by_all_is_won_by_nobody():
     assert win_share([-1.0, -1.0, -1.0, -1.0], 0, -1.0) == 0.0  # Dice Wars cancelled at the move limit
 
 
+def test_a_mixed_table_gives_each_opponent_every_seat():
+    game = make("nothanks:players=3")
+    seatings = []
+    table_score(game, "random", "nothanks-net+nothanks-expert", 6, seed=1, on_game=lambda i, record: seatings.append(record.agents))
+    assert seatings == [["random", "nothanks-net", "nothanks-expert"], ["nothanks-net", "random", "nothanks-expert"],
+                        ["nothanks-net", "nothanks-expert", "random"], ["random", "nothanks-expert", "nothanks-net"],
+                        ["nothanks-expert", "random", "nothanks-net"], ["nothanks-expert", "nothanks-net", "random"]]
+
+
 def test_a_table_rotates_the_seat_and_reports_scores_with_intervals():
     game = make("nothanks:players=3")
     seats = []

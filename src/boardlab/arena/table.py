@@ -2,7 +2,9 @@
 
 Game ``g`` seats the agent under test at seat ``g % players`` and the opponent
 everywhere else, so over a multiple of ``players`` games it sits everywhere
-equally often (seat-fair). Each game gives the agent a *win share*: ``1/k``
+equally often (seat-fair). The opponent may be a mixed table, specs joined by
+``+`` (``dw-ste+dw-sdc+dw-wpm``): they fill the other seats in turn, their
+order rotated after each round of ``players`` games. Each game gives the agent a *win share*: ``1/k``
 when it is among the ``k`` seats with the best return (a tie shares the win),
 0 otherwise, and 0 for everybody when the best return is the worst possible
 (a Dice Wars game cancelled at the move limit is lost by all). A fair share
@@ -33,7 +35,8 @@ def win_share(returns: list[float], seat: int, worst: float) -> float:
 
 def table_score(game: Game, mine: str, opponent: str, games: int, seed: int,
                 on_game: Callable[[int, Any], None] | None = None) -> dict[str, Any]:
-    """``mine`` against ``players - 1`` copies of ``opponent`` for ``games`` seat-rotated games.
+    """``mine`` against ``players - 1`` copies of ``opponent`` (or the mixed table ``a+b+c``) for ``games``
+    seat-rotated games.
 
     Returns ``opponent``, ``games``, ``players``, ``fair`` (1/players), ``share`` (mean win share) with
     ``share_low``/``share_high`` (95 %), ``wins`` (games won alone or shared), and where the game keeps
@@ -41,12 +44,14 @@ def table_score(game: Game, mine: str, opponent: str, games: int, seed: int,
     interval (the opponents' mean, one value per game: the mean of the other seats)."""
     players = game.num_players()
     me = make_agent(mine, game)
-    others = [make_agent(opponent, game) for _ in range(players - 1)]
+    specs = opponent.split("+")
+    others = [make_agent(specs[k % len(specs)], game) for k in range(players - 1)]
     worst = game.game_type.min_utility
     shares, scores, opponent_scores = [], [], []
     for g in range(games):
         seat = g % players
-        rest = iter(others)
+        shift = (g // players) % len(others)
+        rest = iter(others[shift:] + others[:shift])
         agents = [me if s == seat else next(rest) for s in range(players)]
         record, state = play_to_end(game, agents, derive_seed(seed, "table", g))
         returns = [float(r) for r in state.returns()]

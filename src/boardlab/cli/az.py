@@ -159,7 +159,8 @@ def evaluate(
     simulations: Annotated[int, typer.Option("--simulations", min=1, help="PUCT simulations per move of the network.")] = 200,
     mcts: Annotated[int, typer.Option("--mcts", min=1, help="Iterations of the MCTS opponent.")] = 1000,
     opponent: Annotated[Optional[list[str]], typer.Option("--opponent", "-o", help="Another opponent (an agent spec; repeat "
-                                                          "the option for more), after random and MCTS.", show_default=False)] = None,
+                                                          "the option for more), after random and MCTS; in games of more players a "
+                                                          "mixed table as specs joined by + (dw-ste+dw-sdc+dw-wpm).", show_default=False)] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the duels and the grading.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object: model, game, simulations, games, duels "
                                            "{random, mcts, SPEC...: {opponent, wins, draws, losses, score}} (score: draws count half; "
@@ -186,7 +187,8 @@ def evaluate(
     spec = f"az:path={path},simulations={simulations}"
     opponents = {"random": "random", "mcts": f"mcts:iterations={mcts}"}
     for other in opponent or []:
-        make_agent(other, game)  # a wrong spec fails before any game is played
+        for one in other.split("+") if game.num_players() > 2 else [other]:
+            make_agent(one, game)  # a wrong spec fails before any game is played
         opponents[other] = other
     result = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games, "duels": {}, "tables": {},
               "optimal": None, "kept": None}
