@@ -144,6 +144,22 @@ def test_pons_files_grade_the_chosen_move_like_a_labelled_set():
         assert got == expected
 
 
+def test_kept_only_grading_of_a_pons_file_counts_the_same_kept_moves_and_no_optimal_ones():
+    """The sign-only check (a weak solve of the chosen move, none where the position is lost) keeps the same count."""
+    solver = Solver()
+    labelled = tiny_set(solver)
+    pons = parse_grading_set([f"{p.moves} {p.best}" for p in labelled], "pons")
+    for agent in (_Leftmost(), _Rightmost(), make_agent("perfect", GAME)):
+        expected = grade(agent, GAME, labelled).to_dict()
+        got = grade(agent, GAME, pons, solver=solver, kept_only=True).to_dict()
+        assert (got["kept"], got["kept_share"], got["positions"]) == (expected["kept"], expected["kept_share"], expected["positions"])
+        assert got["optimal"] is None and got["share"] is None
+        assert all(phase["optimal"] is None and phase["share"] is None for phase in got["phases"].values())
+        assert [phase["kept"] for phase in got["phases"].values()] == [phase["kept"] for phase in expected["phases"].values()]
+    shown = runner.invoke(app, ["grade", "perfect", "--positions", str(DATA / "Test_L3_R1.head100"), "--limit", "3", "--kept-only"])
+    assert shown.exit_code == 0 and "3 of 3 moves keep the result (100.0 %); optimal moves not counted" in shown.output
+
+
 def test_a_pons_file_whose_score_is_too_low_is_refused():
     moves, score = WON_POSITION
     wrong = parse_grading_set([f"{moves} {score - 3}"], "f")

@@ -45,7 +45,7 @@ from boardlab.core.files import read_text
 from boardlab.core.records import write_atomic
 from boardlab.core.rng import derive_seed
 from boardlab.games.connect4.book import default_book
-from boardlab.games.connect4.solver import WIDTH, Position, Solver
+from boardlab.games.connect4.solver import SIZE, WIDTH, Position, Solver
 
 GRADING_SET_NAME = "connect4_grading.txt"
 PHASES = ("opening", "middle", "end")
@@ -139,18 +139,19 @@ class PhaseResult:
     positions: int = 0
     optimal: int = 0
     kept: int = 0  # moves that keep the position's result (won, drawn or lost)
+    kept_only: bool = False  # graded by the result alone (optimal moves not counted)
 
     @property
     def share(self) -> float | None:
-        return self.optimal / self.positions if self.positions else None
+        return self.optimal / self.positions if self.positions and not self.kept_only else None
 
     @property
     def kept_share(self) -> float | None:
         return self.kept / self.positions if self.positions else None
 
     def to_dict(self) -> dict:
-        return {"positions": self.positions, "optimal": self.optimal, "share": self.share, "kept": self.kept,
-                "kept_share": self.kept_share}
+        return {"positions": self.positions, "optimal": None if self.kept_only else self.optimal, "share": self.share,
+                "kept": self.kept, "kept_share": self.kept_share}
 
 
 @dataclass
@@ -161,10 +162,11 @@ class GradeResult:
     kept: int = 0
     seconds: float = 0.0
     phases: dict[str, PhaseResult] = field(default_factory=lambda: {p: PhaseResult() for p in PHASES})
+    kept_only: bool = False  # graded by the result alone: optimal and share are None
 
     @property
     def share(self) -> float | None:
-        return self.optimal / self.positions if self.positions else None
+        return self.optimal / self.positions if self.positions and not self.kept_only else None
 
     @property
     def kept_share(self) -> float | None:
@@ -178,7 +180,7 @@ class GradeResult:
         return {
             "agent": self.agent,
             "positions": self.positions,
-            "optimal": self.optimal,
+            "optimal": None if self.kept_only else self.optimal,
             "share": self.share,
             "kept": self.kept,
             "kept_share": self.kept_share,
@@ -194,6 +196,7 @@ def grade(
     seed: int = 0,
     on_position: Callable[[int, GradedPosition, int, bool], None] | None = None,
     solver: Solver | None = None,
+    kept_only: bool = False,
 ) -> GradeResult:
     """Show each position to ``agent`` (an :class:`~boardlab.agents.base.Agent` for ``game``,
     standard Connect Four) once and count its optimal moves.
@@ -202,9 +205,14 @@ def grade(
     learned, as in a game) and reset before each position with a seed derived
     from ``seed`` and the position's index. Positions without move scores
     (Pons' files) have the chosen move solved by ``solver`` (by default one
-    with the shipped opening book, made when first needed).
+    with the shipped opening book, made when first needed). With ``kept_only`` such a move is
+    only solved as far as its result (won, drawn or lost: a weak solve, and none at all where the
+    position is lost whatever is played): the share of moves that keep the result, AlphaZero.jl's
+    measure, many times faster in the opening; optimal moves are then not counted.
     """
-    result = GradeResult(agent.spec)
+    result = GradeResult(agent.spec, kept_only=kept_only)
+    for phase in result.phases.values():
+        phase.kept_only = kept_only
     for index, graded in enumerate(positions):
         state = game.state_from_moves(graded.moves)
         agent.reset(game, state.current_player(), derive_seed(seed, "grade", index))
@@ -215,6 +223,16 @@ def grade(
             raise BoardlabError(f"agent {agent.spec} chose illegal column {action + 1} in position {graded.moves!r}")
         if graded.scores is not None:
             score = graded.scores[action]
+        elif kept_only:
+            if graded.best < 0:
+                score = graded.best  # lost whatever is played: every move keeps the result
+            else:
+                if solver is None:
+                    solver = Solver(book=default_book())
+                score = _weak_move_score(solver, graded.moves, action)
+                if score > _sign(graded.best):
+                    raise FormatError(f"position {graded.moves!r}: column {action + 1} wins, but the file scores the "
+                                      f"position {graded.best}; the file is wrong")
         else:
             if solver is None:
                 solver = Solver(book=default_book())
@@ -222,7 +240,7 @@ def grade(
             if score > graded.best:
                 raise FormatError(f"position {graded.moves!r}: column {action + 1} scores {score}, above the file's score "
                                   f"{graded.best} for the position; the file is wrong")
-        optimal = score == graded.best
+        optimal = score == graded.best and not kept_only
         kept = _sign(score) == _sign(graded.best)
         result.positions += 1
         result.optimal += optimal
@@ -245,6 +263,16 @@ def grade_on_shipped_set(agent, game, seed: int = 0,
 
 def _sign(score: int) -> int:
     return (score > 0) - (score < 0)
+
+
+def _weak_move_score(solver: Solver, moves: str, col: int) -> int:
+    """The result (1, 0 or -1) for the player to move after playing ``col``: a weak solve of what follows."""
+    pos = Position.of(moves)
+    if pos.is_winning_move(col):
+        return 1
+    if pos.moves + 1 == SIZE:
+        return 0
+    return -solver.solve(pos.play(col), weak=True)
 
 
 # --- labelling -----------------------------------------------------------------

@@ -134,9 +134,14 @@ def grade(
              "from http://blog.gamesolver.org/solving-connect-four/02-test-protocol/); default: the set shipped with boardlab."),
     limit: int = typer.Option(None, "--limit", min=1, help="Grade only the first N positions of the file.", show_default=False),
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the agent's choices."),
+    kept_only: bool = typer.Option(
+        False, "--kept-only",
+        help="With one of Pons' files: solve each chosen move only as far as its result (won, drawn, lost), not its exact score: "
+             "only the share of moves that keep the result (AlphaZero.jl's measure), many times faster in the opening; optimal is then null."),
     json_out: bool = typer.Option(
         False, "--json",
-        help="Print one JSON object: agent, positions, optimal, share, kept, kept_share (moves that keep the position's result: won, drawn or lost), "
+        help="Print one JSON object: agent, positions, optimal, share (null with --kept-only), kept, "
+        "kept_share (moves that keep the position's result: won, drawn or lost), "
         "phases {opening, middle, end: {positions, optimal, share, kept, kept_share}}, mean_seconds_per_move.",
     ),
 ) -> None:
@@ -157,16 +162,21 @@ def grade(
     the_agent = make_agent(agent, game)
     with _progress("grade", len(graded)) as progress:
         task = progress.add_task("grade", total=len(graded))
-        result = run_grade(the_agent, game, graded, seed, on_position=lambda *_: progress.advance(task))
+        result = run_grade(the_agent, game, graded, seed, on_position=lambda *_: progress.advance(task), kept_only=kept_only)
     if json_out:
         print_json(result.to_dict())
         return
-    console.print(f"{result.agent}: {result.optimal} optimal moves in {result.positions} positions ({100 * result.share:.1f} %); "
-                  f"{result.kept} keep the result ({100 * result.kept_share:.1f} %)")
+    if result.share is None:
+        console.print(f"{result.agent}: {result.kept} of {result.positions} moves keep the result ({100 * result.kept_share:.1f} %); "
+                      f"optimal moves not counted (--kept-only)")
+    else:
+        console.print(f"{result.agent}: {result.optimal} optimal moves in {result.positions} positions ({100 * result.share:.1f} %); "
+                      f"{result.kept} keep the result ({100 * result.kept_share:.1f} %)")
     table = Table("phase", "stones", "positions", "optimal", "share %", "result kept %")
     for name, stones in (("opening", "<= 14"), ("middle", "15-28"), ("end", "> 28")):
         phase = result.phases[name]
-        table.add_row(name, stones, str(phase.positions), str(phase.optimal), "-" if phase.share is None else f"{100 * phase.share:.1f}",
+        table.add_row(name, stones, str(phase.positions), "-" if phase.share is None else str(phase.optimal),
+                      "-" if phase.share is None else f"{100 * phase.share:.1f}",
                       "-" if phase.kept_share is None else f"{100 * phase.kept_share:.1f}")
     console.print(table)
     console.print(f"mean time per move: {1000 * result.mean_seconds:.1f} ms")
