@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from boardlab.conformance import ConformanceError
-from boardlab.conformance.fair_play import DRAWS, check_undo_statistics
+from boardlab.conformance.fair_play import DRAWS, check_undo_statistics, play_against_ai
 from boardlab.core.records import GameRecord
 from boardlab.core.registry import make
 from boardlab.games.tickettoride.state import DRAW_DECK, DRAW_TICKETS
@@ -63,6 +63,12 @@ def test_ticket_to_ride_trees_stay_private_until_the_end(client):
     listed = client.get(f"/api/games/{game_id}/trees")
     assert listed.status_code == 200 and len(listed.json()) == len(session.trees) > 0
     assert client.get(f"/api/games/{game_id}/trees/0/data").status_code == 200
+
+
+def test_az_playing_a_person_at_no_thanks_tells_nothing_hidden(client):
+    """The committed No Thanks! network as the AI: every view the person gets is the same when what the person cannot
+    see is redrawn, the trees and the record stay closed until the end, and then they open (its information-state tree)."""
+    play_against_ai(client, make("nothanks"), np.random.default_rng(5), ai={"agent": "az", "simulations": 16})
 
 
 def test_perfect_information_trees_open_during_play(client):

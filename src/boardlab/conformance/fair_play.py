@@ -62,9 +62,10 @@ def check_fair_play(game: Game, folder: Path, draws: int = DRAWS, seed: int = 0)
         check_undo_statistics(client, game, rng, draws)
 
 
-def play_against_ai(client, game: Game, rng: np.random.Generator, undo_every: int = 7) -> None:
-    """A person (random moves, an undo now and then) against a searching AI to the end."""
-    view = _post(client, "/api/games", {"game": game.spec(), "mode": "human-ai", "ai": AI,
+def play_against_ai(client, game: Game, rng: np.random.Generator, undo_every: int = 7,
+                    ai: dict[str, Any] | None = None) -> None:
+    """A person (random moves, an undo now and then) against a searching AI (default :data:`AI`) to the end."""
+    view = _post(client, "/api/games", {"game": game.spec(), "mode": "human-ai", "ai": ai or AI,
                                         "human_seat": int(rng.integers(game.num_players()))})
     game_id, person = view["id"], view["viewer"]
     session = client.app.state.sessions.get(game_id)
