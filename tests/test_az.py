@@ -251,14 +251,16 @@ def test_augmented_minibatches_mirror_connect_four_samples():
     assert buffer.arrays["obs"][0, 1, 3, 0] == 1 and buffer.arrays["policy"][0, 0] == 1
 
 
-@pytest.mark.parametrize("game, setting, message, shown", [
-    ("mancala", "augment", "--augment needs a game with symmetries; mancala declares none", "mancala declares none"),
-    ("dicewars", "solver", "--solver proves results in two-player zero-sum games.*dicewars has chance", "dicewars has chance"),
+@pytest.mark.parametrize("game, setting, value, flags, message, shown", [
+    ("mancala", "augment", True, ["--augment"], "--augment needs a game with symmetries; mancala declares none", "mancala declares none"),
+    ("dicewars", "solver", True, ["--solver"], "--solver proves results in two-player zero-sum games.*dicewars has chance",
+     "dicewars has chance"),
+    ("nothanks", "discount", 0.9, ["--discount", "0.9"], "--discount is not used in games with hidden information", "hidden information"),
 ])
-def test_a_setting_the_game_cannot_take_is_refused_before_a_run_starts(tmp_path, game, setting, message, shown):
+def test_a_setting_the_game_cannot_take_is_refused_before_a_run_starts(tmp_path, game, setting, value, flags, message, shown):
     with pytest.raises(BoardlabError, match=message):
-        Trainer(tmp_path / "run", AZConfig(game=game, **{setting: True}))
-    refused = runner.invoke(app, ["train", "az", "--game", game, f"--{setting}", "--out", str(tmp_path / "cli")])
+        Trainer(tmp_path / "run", AZConfig(game=game, **{setting: value}))
+    refused = runner.invoke(app, ["train", "az", "--game", game, *flags, "--out", str(tmp_path / "cli")])
     assert refused.exit_code != 0 and shown in refused.output
     assert not (tmp_path / "cli" / "checkpoint.pt").exists()
 

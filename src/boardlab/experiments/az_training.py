@@ -214,6 +214,9 @@ class Trainer:
         if cfg.value_target == "average" and value_outputs(self.game) != 1:
             raise BoardlabError(f"train az: --value-target average needs a two-player zero-sum game (one value to average), "
                                 f"not {self.game.spec()}")
+        if cfg.discount != 1.0 and self.game.has_hidden_information:
+            raise BoardlabError(f"train az: --discount is not used in games with hidden information ({self.game.spec()}): "
+                                f"their search over drawn worlds backs up undiscounted values")
         if cfg.solver and solvable(self.game):
             raise BoardlabError(f"train az: --solver proves results in two-player zero-sum games without chance or hidden "
                                 f"information only; {solvable(self.game)}")
