@@ -52,6 +52,10 @@ class SelfPlaySettings:
     #: prove results in the searches (MCTS-Solver, boardlab.core.search); past the drawn moves
     #: their choice then plays the quickest proven win, as the az agent does
     solver: bool = False
+    #: stop a game after this many moves of the players (0: never) and train on it with the middle
+    #: of the utility range for every seat: a game whose players learn to stall (Dice Wars allows
+    #: 10,000 battles) would hold up its whole lockstep chunk
+    max_moves: int = 0
 
     def search(self) -> PUCTSettings:
         """How each move's search runs."""
@@ -117,10 +121,13 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
             temperature = 1.0 if state.move_number() < settings.temp_moves else 0.0
             state.apply_action(search.choose(temperature))
             settle(i)
-        active = [i for i in active if not states[i].is_terminal()]
+        active = [i for i in active if not states[i].is_terminal()
+                  and not (settings.max_moves and len(records[i]) >= settings.max_moves)]
     obs, mask, policy, value, summary = [], [], [], [], []
+    kind = game.game_type
+    unfinished = [(kind.min_utility + kind.max_utility) / 2] * game.num_players()
     for seed, state, rec in zip(seeds, states, records):
-        returns = [float(r) for r in state.returns()]
+        returns = [float(r) for r in state.returns()] if state.is_terminal() else unfinished
         end = len(state.history)
         for o, m, p, mover, ply, searched in rec:
             obs.append(o)
@@ -132,7 +139,7 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
             if settings.value_target == "average":  # one value, for the player to move
                 target = (target + np.float32(searched)) / 2
             value.append(target)
-        summary.append({"seed": seed, "moves": len(rec), "returns": returns})
+        summary.append({"seed": seed, "moves": len(rec), "returns": returns, "cut": not state.is_terminal()})
     shape = game.observation_tensor_shape()
     if not obs:
         empty = Samples(np.zeros((0, *shape), np.float32), np.zeros((0, actions), bool), np.zeros((0, actions), np.float32),

@@ -68,6 +68,9 @@ def train(
     engine: Annotated[Optional[str], _opt("--engine", "Self-play search: auto (the game's compiled PUCT where it offers one for the network: "
                                           "Connect Four with --net mlp, on the CPU; the same searches, many times faster) or generic (games in lockstep, "
                                           "one forward pass per round). Default auto; runs started before the option resume as generic.")] = None,
+    max_moves: Annotated[Optional[int], _opt("--max-moves", "Stop a self-play game after this many moves and train on it as "
+                                             "neither won nor lost (the middle of the game's utility range for every seat); "
+                                             "for games whose players can stall (Dice Wars allows 10,000 battles). Default 0: never.")] = None,
     device: Annotated[Optional[str], _opt("--device", "auto (CUDA when torch sees it), cpu or cuda. Default cpu.")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing self-play chunks at once (one core each).")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) "
@@ -77,7 +80,8 @@ def train(
                                            "hours and cpu_hours (self-play and learning; CPU: this process and its pool's workers), "
                                            "checkpoint, model, curve (PNG or null), last_eval ({random, mcts, previous, optimal, kept}: scores 0..1, or null), "
                                            "history (one entry per iteration: iteration, games, positions, policy_loss, value_loss, "
-                                           "first_player_return, mean_moves, hours, cpu_hours, eval when evaluated).")] = False,
+                                           "first_player_return, mean_moves, cut_games (stopped by --max-moves), hours, cpu_hours, "
+                                           "eval when evaluated).")] = False,
 ) -> None:
     """Train a policy-value network by self-play with PUCT search (AlphaZero); play it with [b]az:path=RUN/model.pt[/]."""
     from boardlab.core.files import check_output_folder, make_parents
@@ -92,7 +96,7 @@ def train(
              "channels": channels, "blocks": blocks, "eval_every": eval_every, "eval_games": eval_games,
              "eval_simulations": eval_simulations, "eval_mcts": eval_mcts, "seed": seed, "device": device,
              "augment": augment, "engine": engine, "discount": discount, "value_target": value_target, "fpu": fpu,
-             "solver": solver}
+             "solver": solver, "max_moves": max_moves}
     given = {k: v for k, v in given.items() if v is not None}
     if device is not None and device not in ("auto", "cpu", "cuda"):
         raise BoardlabError(f"--device must be auto, cpu or cuda, not {device!r}")

@@ -64,7 +64,7 @@ RUN_FORMAT = "boardlab-az-run"
 MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
 ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero",
-               "solver": False}
+               "solver": False, "max_moves": 0}
 
 
 @dataclass
@@ -100,6 +100,7 @@ class AZConfig:
     value_target: str = "result"  # or "average": of the result and the root's search value
     fpu: str = "zero"  # an unvisited child's value in self-play searches: zero or mean (of its visited siblings)
     solver: bool = False  # self-play searches prove results (MCTS-Solver) and play the quickest proven win
+    max_moves: int = 0  # self-play games stopped after this many moves count as the middle of the utility range (0: never)
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
@@ -110,7 +111,7 @@ class AZConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise BoardlabError(f"train az: {name} must be at least 1, not {getattr(self, name)}")
-        for name in ("steps", "temp_moves", "blocks", "seed"):
+        for name in ("steps", "temp_moves", "blocks", "seed", "max_moves"):
             if getattr(self, name) < 0:
                 raise BoardlabError(f"train az: {name} must not be negative, not {getattr(self, name)}")
         if not (0 <= self.noise_weight <= 1):
@@ -281,7 +282,7 @@ class Trainer:
         seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
         model_bytes = _state_bytes(self._model_payload())
         settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount,
-                                           cfg.value_target, cfg.fpu, cfg.solver))
+                                           cfg.value_target, cfg.fpu, cfg.solver, cfg.max_moves))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done = sorted(map_tasks(selfplay_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])
@@ -296,6 +297,7 @@ class Trainer:
         first = [g["returns"][0] for g in games]
         entry = {"iteration": it, "games": it * cfg.games, "positions": self.buffer.added, **losses,
                  "first_player_return": float(np.mean(first)), "mean_moves": float(np.mean([g["moves"] for g in games])),
+                 "cut_games": sum(1 for g in games if g.get("cut")),
                  "hours": self.seconds / 3600, "cpu_hours": self.cpu_seconds / 3600}
         if it % cfg.eval_every == 0 or it == cfg.iterations:
             entry.update(self._evaluate(it))
