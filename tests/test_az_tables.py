@@ -82,19 +82,19 @@ def test_the_trained_model_plays_a_whole_game_as_az_and_evaluate_prints_its_tabl
     assert refused.exit_code != 0 and "nosuchagent" in refused.output
 
 
-def test_self_play_stops_a_game_at_max_moves_and_trains_on_it_as_neither_won_nor_lost():
+def test_self_play_stops_a_game_at_max_moves_and_trains_on_it_as_lost_by_everybody():
     import numpy as np
     import torch
 
     from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
     from boardlab.nn.az_net import Evaluator, new_network, relative_values, value_outputs
 
-    game = make("dicewars")  # 4 players, utilities -1..1: an unfinished game is worth 0 to every seat
+    game = make("dicewars")  # 4 players, utilities -1..1: a game stopped unfinished is worth -1 to every seat
     torch.manual_seed(0)
     evaluator = Evaluator(new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1}))
     outputs = value_outputs(game)
     samples, summary = self_play(game, evaluator.evaluate, [1, 2], SelfPlaySettings(simulations=4, max_moves=10),
                                  lambda returns, mover: relative_values(np.asarray(returns), mover, outputs))
     assert [g["moves"] for g in summary] == [10, 10] and all(g["cut"] for g in summary)
-    assert summary[0]["returns"] == [0.0] * 4 and len(samples) == 20
-    assert not samples.value.any()
+    assert summary[0]["returns"] == [-1.0] * 4 and len(samples) == 20
+    assert (samples.value == -1).all()

@@ -52,9 +52,10 @@ class SelfPlaySettings:
     #: prove results in the searches (MCTS-Solver, boardlab.core.search); past the drawn moves
     #: their choice then plays the quickest proven win, as the az agent does
     solver: bool = False
-    #: stop a game after this many moves of the players (0: never) and train on it with the middle
-    #: of the utility range for every seat: a game whose players learn to stall (Dice Wars allows
-    #: 10,000 battles) would hold up its whole lockstep chunk
+    #: stop a game after this many moves of the players (0: never) and train on it as lost by every
+    #: seat (the least utility), as Dice Wars counts a game cancelled at its battle limit: a game
+    #: whose players stall would hold up its whole lockstep chunk, and a value above losing would
+    #: teach them to stall (a 4-player seat expects -0.5 from a finished game)
     max_moves: int = 0
 
     def search(self) -> PUCTSettings:
@@ -125,7 +126,7 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
                   and not (settings.max_moves and len(records[i]) >= settings.max_moves)]
     obs, mask, policy, value, summary = [], [], [], [], []
     kind = game.game_type
-    unfinished = [(kind.min_utility + kind.max_utility) / 2] * game.num_players()
+    unfinished = [kind.min_utility] * game.num_players()
     for seed, state, rec in zip(seeds, states, records):
         returns = [float(r) for r in state.returns()] if state.is_terminal() else unfinished
         end = len(state.history)

@@ -69,8 +69,9 @@ def train(
                                           "Connect Four with --net mlp, on the CPU; the same searches, many times faster) or generic (games in lockstep, "
                                           "one forward pass per round). Default auto; runs started before the option resume as generic.")] = None,
     max_moves: Annotated[Optional[int], _opt("--max-moves", "Stop a self-play game after this many moves and train on it as "
-                                             "neither won nor lost (the middle of the game's utility range for every seat); "
-                                             "for games whose players can stall (Dice Wars allows 10,000 battles). Default 0: never.")] = None,
+                                             "lost by every seat (the game's least utility, as Dice Wars counts a game cancelled at its "
+                                             "battle limit), so that stalling never pays; for games whose players can stall "
+                                             "(Dice Wars allows 10,000 battles). Default 0: never.")] = None,
     device: Annotated[Optional[str], _opt("--device", "auto (CUDA when torch sees it), cpu or cuda. Default cpu.")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing self-play chunks at once (one core each).")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) "

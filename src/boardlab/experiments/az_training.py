@@ -100,7 +100,7 @@ class AZConfig:
     value_target: str = "result"  # or "average": of the result and the root's search value
     fpu: str = "zero"  # an unvisited child's value in self-play searches: zero or mean (of its visited siblings)
     solver: bool = False  # self-play searches prove results (MCTS-Solver) and play the quickest proven win
-    max_moves: int = 0  # self-play games stopped after this many moves count as the middle of the utility range (0: never)
+    max_moves: int = 0  # self-play games stopped after this many moves count as lost by every seat (0: never)
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
