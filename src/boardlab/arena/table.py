@@ -63,6 +63,7 @@ def table_score(game: Game, mine: str, opponent: str, games: int, seed: int,
         if on_game is not None:
             on_game(g, record)
     share, share_low, share_high = mean_interval(shares)
+    share_low, share_high = max(0.0, share_low), min(1.0, share_high)  # a share lies in 0..1 whatever the t interval says
     out: dict[str, Any] = {"opponent": opponent, "games": games, "players": players, "fair": 1.0 / players,
                            "share": share, "share_low": share_low, "share_high": share_high,
                            "wins": sum(1 for s in shares if s > 0)}
