@@ -78,7 +78,8 @@ def search_trace(make_search: Callable, state: State, game: Game, simulations: i
 def check_search_honesty(game: Game, make_search: Callable | None = None, games: int = 3, per_game: int = 4,
                          simulations: int = 48) -> int:
     """Run the check on ``make_search(state, settings, rng)`` (default: the az agent's search); returns the
-    number of twin pairs that differ in their hidden part (at least one must, or nothing was tested)."""
+    number of twin pairs that differ in their hidden part: 0 when no redraw along these games changed what
+    is still to come (in Goofspiel through OpenSpiel, say), so that nothing could be tested."""
     if make_search is None:
         from boardlab.agents.puct import new_search
 
@@ -101,5 +102,4 @@ def check_search_honesty(game: Game, make_search: Callable | None = None, games:
             expect(truth[1:] == other[1:], state, "search honesty",
                    f"seat {seat}'s search decides differently in two states it cannot tell apart "
                    f"({truth[1]} -> {truth[2]} against {other[1]} -> {other[2]})")
-    expect(pairs > 0, game, "search honesty", "no state had a twin with other hidden cards: nothing was tested")
     return pairs
