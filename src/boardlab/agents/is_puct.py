@@ -38,6 +38,7 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import CHANCE, TERMINAL, State
+from boardlab.core.rng import sample_chance
 from boardlab.core.search import ChildStats, PUCTSettings, SearchSnapshot, choose_by_visits, visit_policy
 
 
@@ -111,7 +112,7 @@ class InformationSetPUCT:
                 self._backup(path, [float(r) for r in world.returns()])
                 return None
             if player == CHANCE:
-                world.apply_action(_sample(world.chance_outcomes(), self.rng))
+                world.apply_action(sample_chance(world, self.rng))
                 continue
             key = (player, world.information_state_string(player))
             node = self.nodes.get(key)
@@ -260,12 +261,3 @@ def _label(state: State, action: int) -> str:
     except Exception:  # an action of another world that the root's position cannot name
         return str(action)
 
-
-def _sample(outcomes: list[tuple[int, float]], rng: np.random.Generator) -> int:
-    u = rng.random() * sum(p for _, p in outcomes)
-    acc = 0.0
-    for action, p in outcomes:
-        acc += p
-        if u < acc:
-            return action
-    return outcomes[-1][0]
