@@ -87,7 +87,8 @@ def test_self_play_stops_a_game_at_max_moves_and_trains_on_it_as_lost_by_everybo
     import torch
 
     from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
-    from boardlab.nn.az_net import Evaluator, new_network, relative_values, value_outputs
+    from boardlab.core.search import value_outputs
+    from boardlab.nn.az_net import Evaluator, new_network, relative_values
 
     game = make("dicewars")  # 4 players, utilities -1..1: a game stopped unfinished is worth -1 to every seat
     torch.manual_seed(0)

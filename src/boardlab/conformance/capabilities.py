@@ -25,7 +25,7 @@ from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, State
 from boardlab.core.plugins import engines
 from boardlab.core.rng import kernel_rng
-from boardlab.core.search import DenseNetwork, PUCTSettings
+from boardlab.core.search import DenseNetwork, PUCTSettings, value_outputs
 
 #: iterations of each search a compiled engine runs in the check
 SEARCHED = 64
@@ -160,11 +160,11 @@ def check_uct(game: Game) -> None:
 def random_network(game: Game, hidden: int = 16, seed: int = 0) -> DenseNetwork:
     """A small random policy-value MLP that reads ``game``'s observation tensor."""
     rng = np.random.default_rng(seed)
-    inputs, actions = int(np.prod(game.observation_tensor_shape())), game.num_distinct_actions()
+    inputs, actions, values = int(np.prod(game.observation_tensor_shape())), game.num_distinct_actions(), value_outputs(game)
     return DenseNetwork(w_in=rng.normal(0, 0.3, (hidden, inputs)), b_in=np.zeros(hidden),
                         w_hidden=np.zeros((0, hidden, hidden)), b_hidden=np.zeros((0, hidden)),
                         w_policy=rng.normal(0, 0.3, (actions, hidden)), b_policy=np.zeros(actions),
-                        w_value=rng.normal(0, 0.3, (1, hidden)), b_value=np.zeros(1))
+                        w_value=rng.normal(0, 0.3, (values, hidden)), b_value=np.zeros(values))
 
 
 def check_puct(game: Game) -> None:

@@ -16,8 +16,9 @@ and the :class:`PUCTSettings`), which must search exactly as the generic one doe
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 import numpy as np
 from numba import njit
@@ -27,7 +28,7 @@ from boardlab.core.errors import BoardlabError
 if TYPE_CHECKING:
     import threading
 
-    from boardlab.core.game import State
+    from boardlab.core.game import Game, State
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,35 @@ class PUCTEngine(Protocol):
     def snapshot(self) -> SearchSnapshot: ...
 
 
+def run_in_chunks(simulate: "Callable[[int], int]", simulations: int | None, deadline: float | None = None,
+                  stop: "threading.Event | None" = None) -> int:
+    """A compiled engine's ``run``: call ``simulate(k)`` (run up to k simulations in compiled code, return how
+    many ran) in chunks until ``simulations`` are done, ``time.perf_counter()`` passes ``deadline`` or ``stop``
+    is set. Chunks double while there is no deadline; with one, each takes about a tenth of the time left,
+    so the clock is read often enough without leaving compiled code for every simulation."""
+    done = 0
+    chunk = 16
+    while simulations is None or done < simulations:
+        if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
+            break
+        want = chunk if simulations is None else min(chunk, simulations - done)
+        start = time.perf_counter()
+        n = simulate(want)
+        done += n
+        if n == 0:  # the engine could not go on (it never should: it makes room first)
+            break
+        now = time.perf_counter()
+        if deadline is not None:
+            left = deadline - now
+            if left <= 0:
+                break
+            rate = n / max(now - start, 1e-9)
+            chunk = int(max(1, min(1 << 12, rate * left / 10)))
+        else:
+            chunk = min(chunk * 2, 1 << 12)
+    return done
+
+
 def grow_columns(columns: dict[str, np.ndarray], need: int) -> None:
     """Grow every array of a compiled engine's columnar tree to at least ``need`` entries, by
     doubling (the same length for all, the used part kept, the rest zero)."""
@@ -171,14 +201,22 @@ def subtree_mask(parent: np.ndarray, root: int) -> np.ndarray:
 
 
 # --- PUCT (AlphaZero) search: what a game's compiled engine shares with the generic one -----------
+def value_outputs(game: "Game") -> int:
+    """How many values a policy-value network gives: 1 for a two-player zero-sum game (the value of
+    the player to move; the other's is its negation), else one per player."""
+    players = game.num_players()
+    return 1 if players == 2 and game.game_type.utility == "zero_sum" else players
+
+
 @dataclass(frozen=True)
 class DenseNetwork:
     """A policy-value MLP as plain float32 arrays, for a game's compiled PUCT engine (no torch inside).
 
     ``h = relu(w_in @ x + b_in)``, then ``h = relu(w_hidden[i] @ h + b_hidden[i])`` for each
     hidden layer after the first, ``logits = w_policy @ h + b_policy`` and
-    ``value = tanh(w_value @ h + b_value)``: the value of the player to move in a two-player
-    zero-sum game. ``x`` is the flattened observation tensor of the player to move.
+    ``values = tanh(w_value @ h + b_value)``: :func:`value_outputs` rows, the value of the player to
+    move in a two-player zero-sum game, else one per seat, row ``i`` for seat ``(to_move + i) % players``.
+    ``x`` is the flattened observation tensor of the player to move.
     """
 
     w_in: np.ndarray  # (hidden, inputs)
@@ -187,8 +225,8 @@ class DenseNetwork:
     b_hidden: np.ndarray  # (layers - 1, hidden)
     w_policy: np.ndarray  # (actions, hidden)
     b_policy: np.ndarray  # (actions,)
-    w_value: np.ndarray  # (1, hidden)
-    b_value: np.ndarray  # (1,)
+    w_value: np.ndarray  # (values, hidden)
+    b_value: np.ndarray  # (values,)
 
     def __post_init__(self) -> None:
         # once here, not for every search: compiled kernels take C-contiguous float32

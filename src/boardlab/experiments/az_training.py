@@ -45,7 +45,7 @@ from boardlab.core.files import read_json
 from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
-from boardlab.core.search import FIRST_PLAY_VALUES, solvable
+from boardlab.core.search import FIRST_PLAY_VALUES, solvable, value_outputs
 from boardlab.nn.az_learn import ReplayBuffer, train_steps
 from boardlab.nn.az_net import (
     Evaluator,
@@ -55,7 +55,6 @@ from boardlab.nn.az_net import (
     new_network,
     relative_values,
     save_model,
-    value_outputs,
 )
 from boardlab.nn.checkpoint import read_checkpoint
 

@@ -39,7 +39,7 @@ from torch import nn
 from boardlab.core.config import STRICT, load
 from boardlab.core.errors import BoardlabError, FormatError
 from boardlab.core.records import write_atomic
-from boardlab.core.search import DenseNetwork
+from boardlab.core.search import DenseNetwork, value_outputs
 from boardlab.nn.checkpoint import read_checkpoint
 
 MODEL_FORMAT = "boardlab-az-model"
@@ -55,12 +55,6 @@ class Architecture:
     layers: Annotated[int, Field(ge=1)] = 2
     channels: Annotated[int, Field(ge=1)] = 32
     blocks: Annotated[int, Field(ge=0)] = 2
-
-
-def value_outputs(game) -> int:
-    """1 for a two-player zero-sum game, else one value per player."""
-    players = game.num_players()
-    return 1 if players == 2 and game.game_type.utility == "zero_sum" else players
 
 
 def resolve_arch(shape: tuple[int, ...], arch: dict[str, Any] | None) -> dict[str, Any]:
@@ -175,9 +169,8 @@ class Evaluator:
 
 
 def dense_network(net: PolicyValueNet) -> DenseNetwork | None:
-    """The network as plain arrays for a game's compiled PUCT engine, or None when it is not an
-    MLP with one value output (a resnet, or a game of more than two players)."""
-    if net.arch["kind"] != "mlp" or net.values != 1:
+    """The network as plain arrays for a game's compiled PUCT engine, or None when it is not an MLP."""
+    if net.arch["kind"] != "mlp":
         return None
     linear = [m for m in net.trunk if isinstance(m, nn.Linear)]
     arrays = lambda t: t.detach().cpu().numpy().astype(np.float32)  # noqa: E731

@@ -19,7 +19,6 @@ is judged by the network at once, which gives its children their priors.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from numba import njit
@@ -33,6 +32,7 @@ from boardlab.core.search import (
     SearchSnapshot,
     choose_by_visits,
     grow_columns,
+    run_in_chunks,
     visit_policy,
 )
 from boardlab.games.connect4 import ConnectFour, ConnectFourState
@@ -383,37 +383,23 @@ class CompiledConnect4PUCT:
         already past or a stop already set leaves it at that (the priors choose the move)."""
         if self.a["first"][0] < 0:
             self._evaluate_root()
+        # as the generic search: the root's evaluation first, then the clock and the stop
+        return run_in_chunks(self._simulate, simulations, deadline, stop)
+
+    def _simulate(self, want: int) -> int:
         k = self.kernel
-        done = 0
-        chunk = 16
-        while simulations is None or done < simulations:
-            # as the generic search: the root's evaluation first, then look at the clock and the stop
-            if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
-                break
-            want = chunk if simulations is None else min(chunk, simulations - done)
-            need = int(self.used[0]) + self.cols * (want + 1)
-            if need > len(self.a["parent"]):
-                grow_columns(self.a, need)
-            a = self.a
-            start = time.perf_counter()
-            n = puct_simulations(
-                self.b0, self.b1, self.to_move, k.bottom, k.top, k.column_mask, k.steps, self.full, self.cell_bits,
-                *self.weights,
-                a["parent"], a["first"], a["nch"], a["action"], a["mover"], a["prior"], a["visits"], a["mean"],
-                a["wins"], a["created"], a["player"], a["term"], a["proof"], a["dist"], self.used, want, self.simulations,
-                self.c, self.discount, self.fpu == "mean", self.solve,
-            )
-            done += n
-            self.simulations += n
-            now = time.perf_counter()
-            if deadline is not None:
-                left = deadline - now
-                if left <= 0:
-                    break
-                rate = n / max(now - start, 1e-9)
-                chunk = int(max(1, min(1 << 12, rate * left / 10)))  # a tenth of what is left
-            else:
-                chunk = min(chunk * 2, 1 << 12)
+        need = int(self.used[0]) + self.cols * (want + 1)
+        if need > len(self.a["parent"]):
+            grow_columns(self.a, need)
+        a = self.a
+        done = puct_simulations(
+            self.b0, self.b1, self.to_move, k.bottom, k.top, k.column_mask, k.steps, self.full, self.cell_bits,
+            *self.weights,
+            a["parent"], a["first"], a["nch"], a["action"], a["mover"], a["prior"], a["visits"], a["mean"],
+            a["wins"], a["created"], a["player"], a["term"], a["proof"], a["dist"], self.used, want, self.simulations,
+            self.c, self.discount, self.fpu == "mean", self.solve,
+        )
+        self.simulations += done
         return done
 
     # --- results, as PUCTSearch gives them -------------------------------------------

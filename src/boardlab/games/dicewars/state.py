@@ -143,7 +143,7 @@ class DiceWars(Game):
         player_names=("Purple", "Lime", "Green", "Pink", "Orange", "Cyan", "Yellow", "Red"),
         player_colors=("#b37ffe", "#b3ff01", "#009302", "#ff7ffe", "#ff7f01", "#b3fffe", "#ffff01", "#ff5858"),
         renderer="boardlab.games:dicewars/board.js",
-        provides=frozenset({"observation_tensor", "compiled_playouts"}),
+        provides=frozenset({"observation_tensor", "compiled_playouts", "compiled_puct"}),
     )
     parameters = {
         "players": Option("players", int, 4, "number of players", between(2, 8)),
@@ -316,7 +316,7 @@ class DiceWars(Game):
 
 
 @lru_cache(maxsize=64)
-def _upper_adjacency(adjacent: tuple[tuple[int, ...], ...]) -> np.ndarray:
+def upper_adjacency(adjacent: tuple[tuple[int, ...], ...]) -> np.ndarray:
     """The upper triangle (``a < b``, row by row) of a map's adjacency matrix, as float32."""
     n = len(adjacent)
     m = np.zeros((n, n), dtype=np.float32)
@@ -670,7 +670,7 @@ class DiceWarsState(State):
         rest[-3] = self.to_place / RESERVE_CAP
         rest[-2] = min(1.0, self.quiet / (QUIET_ROUNDS * max(1, int(np.count_nonzero(owned)))))
         rest[-1] = min(1.0, self.battles / MAX_BATTLES)
-        return np.concatenate([area.ravel(), _upper_adjacency(self.adjacent), seats.ravel(), rest])
+        return np.concatenate([area.ravel(), upper_adjacency(self.adjacent), seats.ravel(), rest])
 
     def roll_faces(self, battle: tuple) -> tuple[list[int], list[int]]:
         """The dice shown for a battle: drawn conditioned on its outcome from the stream of
