@@ -108,7 +108,9 @@ class PUCTEngine(Protocol):
     """One PUCT tree rooted at a state, searched whole in compiled code: what the ``az`` agent and
     self-play call on a game's compiled PUCT. It searches as :class:`boardlab.agents.puct.PUCTSearch`
     does (the same selection, backup, visit contract, first-play value, proofs, and draws from the
-    caller's generator: the root noise, then the move), so both give the same trees."""
+    caller's generator: the root noise, then the move), so both give the same trees; where chance
+    is drawn, an engine may draw it from its own stream and group outcomes (Dice Wars' whole
+    reinforcements), and then the trees are the same in law, not node for node."""
 
     #: a short name shown to users ("compiled-puct")
     engine: str
