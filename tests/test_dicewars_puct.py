@@ -102,8 +102,9 @@ def test_every_node_is_the_position_its_path_reaches_and_visits_add_up(spec):
         assert snap.visits[0] == 400 == sum(snap.visits[ch] for ch in children[0])
         for node in range(1, used):
             position, visits = positions[node], int(snap.visits[node])
-            assert snap.player[node] == position.current_player()
             assert snap.states is not None and snap.states[node] == position.notation()
+            if visits:  # a node no simulation reached is marked as the generic tree marks its own
+                assert snap.player[node] == position.current_player()
             below = sum(int(snap.visits[ch]) for ch in children[node])
             if visits == 0:
                 assert not children[node]
@@ -120,6 +121,9 @@ def test_every_node_is_the_position_its_path_reaches_and_visits_add_up(spec):
             else:
                 assert visits == 1 + below
                 assert [int(snap.actions[ch]) for ch in children[node]] == position.legal_actions()
+        assert snap.moves is not None and len(snap.moves) == used
+        for node in children[0]:
+            assert snap.moves[node] == state.action_to_string(int(snap.actions[node]))
         assert engine.choose(0.0) in state.legal_actions()
         policy = engine.policy(game.num_distinct_actions())
         assert policy.sum() == pytest.approx(1.0)
@@ -150,6 +154,24 @@ def test_battles_are_drawn_with_their_probabilities():
             assert abs(wins / visits - p) <= 4.5 * np.sqrt(p * (1 - p) / visits) + 1e-9, (position.notation(), wins, visits, p)
             checked += 1
     assert checked >= 5
+
+
+def test_the_tree_exports_with_replayed_labels():
+    """The az agent keeps the compiled tree of its move; exported, every kept node is named by its
+    position's notation and the move into it."""
+    from boardlab.agents.search_tree import snapshot_to_tree
+
+    game = make("dicewars:players=4")
+    state = _decisions(game, 1, seed=5)[0]
+    engine = _engine(state, 200)
+    tree = snapshot_to_tree(engine.snapshot())
+    assert len(tree) > 10
+    positions = {p.notation() for p in engine.positions()}
+    states = [tree.state[i] for i in range(1, len(tree))]
+    moves = [tree.move[i] for i in range(1, len(tree))]
+    assert all(label in positions for label in states)
+    assert any(label.startswith("+") for label in moves)  # a drawn placement
+    assert any(label in ("win", "loss") for label in moves)
 
 
 def test_a_finished_game_below_the_root_backs_up_its_result():

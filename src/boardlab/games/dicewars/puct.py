@@ -30,6 +30,8 @@ the placement, kept in a side table), and that makes every node one exact positi
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import overload
 
 import numpy as np
 from numba import njit
@@ -477,6 +479,47 @@ class CompiledDiceWarsPUCT:
     def choose(self, temperature: float) -> int:
         return choose_by_visits(self.root_children(), self.root_priors(), self.simulations, temperature, self.rng)
 
+    def position(self, node: int) -> State:
+        """``node``'s position as the rules' state, replayed from the root."""
+        return Replay(self.root, self.ints, self.pool).position(node)
+
+    def positions(self) -> list[State]:
+        """Every node's position as the rules' state, replayed from the root (node order)."""
+        return Replay(self.root, self.ints[: int(self.used[0])], self.pool).positions()
+
+    def snapshot(self) -> SearchSnapshot:
+        """The tree's arrays; its move labels and positions are replayed through the rules only when
+        someone reads them (the ``az`` agent snapshots every move, the tree viewer reads few)."""
+        used = int(self.used[0])
+        i = self.ints[:used].copy()
+        replay = Replay(self.root, i, self.pool[: int(self.rows[0])].copy())
+        player = i[:, PLAYER].astype(np.int8)
+        player[player == UNSEEN] = CHANCE  # never reached: as the generic tree marks its untried children
+        return SearchSnapshot(
+            root=self.root.clone(),
+            parent=i[:, PARENT].astype(np.int64),
+            actions=i[:, ACTION].astype(np.int64),
+            visits=i[:, VISITS].astype(np.int64),
+            wins=i[:, WINS].astype(np.int64),
+            mean=self.floats[:used, MEAN].copy(),
+            player=player,
+            created=i[:, CREATED].astype(np.int64),
+            moves=ReplayedColumn(replay, "labels"),
+            states=ReplayedColumn(replay, "notations"),
+            root_notation=self.root.notation(),
+            engine=self.engine,
+            extra={"priors": self.floats[:used, PRIOR].copy()},
+        )
+
+
+class Replay:
+    """A tree's positions, labels and notations, replayed from its root through the rules once asked for."""
+
+    def __init__(self, root: DiceWarsState, ints: np.ndarray, pool: np.ndarray) -> None:
+        self.root, self.ints, self.pool = root, ints, pool
+        self._positions: list[State] | None = None
+        self._labels: list[str | None] | None = None
+
     def _step(self, state: State, node: int) -> None:
         """Play the move or the chance outcome into ``node`` on its parent's position ``state``."""
         action = int(self.ints[node, ACTION])
@@ -489,7 +532,6 @@ class CompiledDiceWarsPUCT:
                 state.apply_action(int(area))
 
     def position(self, node: int) -> State:
-        """``node``'s position as the rules' state, replayed from the root."""
         path = []
         while node > 0:
             path.append(node)
@@ -500,41 +542,56 @@ class CompiledDiceWarsPUCT:
         return state
 
     def positions(self) -> list[State]:
-        """Every node's position as the rules' state, replayed from the root (node order)."""
-        states: list[State] = [self.root.clone()]
-        for node in range(1, int(self.used[0])):
-            state = states[int(self.ints[node, PARENT])].clone()
-            self._step(state, node)
-            states.append(state)
-        return states
+        if self._positions is None:
+            states: list[State] = [self.root.clone()]
+            for node in range(1, len(self.ints)):
+                state = states[int(self.ints[node, PARENT])].clone()
+                self._step(state, node)
+                states.append(state)
+            self._positions = states
+        return self._positions
 
-    def snapshot(self) -> SearchSnapshot:
-        used = int(self.used[0])
-        i = self.ints[:used]
-        states = self.positions()
-        labels: list[str | None] = [None]
-        for node in range(1, used):
-            parent = states[int(i[node, PARENT])]
-            action = int(i[node, ACTION])
-            if action >= 0:
-                labels.append(parent.action_to_string(action))
-            else:
-                gain = np.asarray(states[node].dice) - np.asarray(parent.dice)  # type: ignore[attr-defined]
-                labels.append(" ".join(f"+{area + 1}" for area in np.flatnonzero(gain) for _ in range(int(gain[area]))))
-        return SearchSnapshot(
-            root=self.root.clone(),
-            parent=i[:, PARENT].astype(np.int64),
-            actions=i[:, ACTION].astype(np.int64),
-            visits=i[:, VISITS].astype(np.int64),
-            wins=i[:, WINS].astype(np.int64),
-            mean=self.floats[:used, MEAN].copy(),
-            # a node no simulation reached yet is named by its position's player, as the generic tree's
-            player=np.array([s.current_player() for s in states], dtype=np.int8),
-            created=i[:, CREATED].astype(np.int64),
-            moves=labels,
-            states=[s.notation() for s in states],
-            root_notation=self.root.notation(),
-            engine=self.engine,
-            extra={"priors": self.floats[:used, PRIOR].copy()},
-        )
+    def labels(self) -> list[str | None]:
+        """The move into each node: ``end``, ``3>7``, ``win`` or ``loss``, or the placement ``+3 +3 +12``."""
+        if self._labels is None:
+            states = self.positions()
+            labels: list[str | None] = [None]
+            for node in range(1, len(self.ints)):
+                parent = states[int(self.ints[node, PARENT])]
+                action = int(self.ints[node, ACTION])
+                if action >= 0:
+                    labels.append(parent.action_to_string(action))
+                else:
+                    gain = np.asarray(states[node].dice) - np.asarray(parent.dice)  # type: ignore[attr-defined]
+                    labels.append(" ".join(f"+{area + 1}" for area in np.flatnonzero(gain) for _ in range(int(gain[area]))))
+            self._labels = labels
+        return self._labels
+
+    def notations(self) -> list[str | None]:
+        return [state.notation() for state in self.positions()]
+
+
+class ReplayedColumn(Sequence[str | None]):
+    """One column of a :class:`Replay` (``labels`` or ``notations``), computed on first access."""
+
+    def __init__(self, replay: Replay, column: str) -> None:
+        self.replay, self.column = replay, column
+        self._values: list[str | None] | None = None
+
+    def _all(self) -> list[str | None]:
+        if self._values is None:
+            self._values = getattr(self.replay, self.column)()
+        return self._values
+
+    def __len__(self) -> int:
+        return len(self.replay.ints)
+
+    @overload
+    def __getitem__(self, index: int) -> str | None: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str | None]: ...
+
+    def __getitem__(self, index):
+        return self._all()[index]
 
