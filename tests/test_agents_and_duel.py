@@ -113,3 +113,14 @@ def test_agents_and_compiled_matches_have_a_readable_repr():
 
     assert repr(make_agent("mcts:iterations=50")) == "<agent mcts:iterations=50>"
     assert repr(CompiledMatch(actions=[1, 2], statistics=[None])) == "CompiledMatch(actions=[1, 2], statistics=[None])"
+
+
+def test_a_game_may_run_as_long_as_its_rules_allow_and_no_longer():
+    """The move cap is the game's own max_game_length() unless a caller sets one; past it, an error
+    names the game."""
+    game = make("connect4:rows=4,cols=4,k=4")
+    agents = [make_agent("random", game), make_agent("random", game)]
+    record = play_game(game, agents, seed=3)
+    assert len(record.moves) <= game.max_game_length()
+    with pytest.raises(BoardlabError, match="connect4.*did not end within 3 moves"):
+        play_game(game, agents, seed=3, max_moves=3)

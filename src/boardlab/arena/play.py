@@ -19,7 +19,7 @@ def play_game(
     agents: Sequence[Agent],
     seed: int | None = None,
     on_move: Callable[[State, int, int], None] | None = None,
-    max_moves: int = 100_000,
+    max_moves: int | None = None,
     on_step: Callable[[int, float], None] | None = None,
 ) -> GameRecord:
     """Play ``agents`` (one per seat, seat 0 first) to the end of a game.
@@ -28,7 +28,9 @@ def play_game(
     chance outcomes are drawn from their own derived stream, so the same seed
     gives the same game. ``on_move(state_before, player, action)`` is called
     for every move, chance moves included (player -1); ``on_step(seat, seconds)``
-    after every decision of an agent, with the wall time its ``step`` took.
+    after every decision of an agent, with the wall time its ``step`` took. A game longer than
+    ``max_moves`` moves (by default the game's ``max_game_length()``, the most its rules allow,
+    chance moves included) is an error in the rules.
     """
     return play_to_end(game, agents, seed, on_move, max_moves, on_step)[0]
 
@@ -38,7 +40,7 @@ def play_to_end(
     agents: Sequence[Agent],
     seed: int | None = None,
     on_move: Callable[[State, int, int], None] | None = None,
-    max_moves: int = 100_000,
+    max_moves: int | None = None,
     on_step: Callable[[int, float], None] | None = None,
 ) -> tuple[GameRecord, State]:
     """:func:`play_game`, also giving the final state (the move labels are noted as the game goes,
@@ -49,11 +51,14 @@ def play_to_end(
     for seat, agent in enumerate(agents):
         agent.reset(game, seat, None if seed is None else derive_seed(seed, "seat", seat))
     chance_rng = np.random.default_rng(None if seed is None else derive_seed(seed, "chance"))
+    # a fixed cap (100,000 once) stopped legal Dice Wars games of 10,000 battles, whose turns each end
+    # with up to 64 placements, and lost a whole evaluation with them
+    limit = game.max_game_length() if max_moves is None else max_moves
     moves = 0
     labels: list[str] = []
     while not state.is_terminal():
-        if moves >= max_moves:
-            raise BoardlabError(f"game did not end within {max_moves} moves")
+        if moves >= limit:
+            raise BoardlabError(f"{game.spec()}: the game did not end within {limit} moves")
         player = state.current_player()
         if state.is_chance_node():
             action = sample_chance(state, chance_rng)
