@@ -13,6 +13,19 @@ from boardlab.core.game import Game, State
 from boardlab.core.records import GameRecord
 from boardlab.core.rng import derive_seed, sample_chance
 
+#: the cap for a game that does not say how long it can last
+DEFAULT_MOVE_CAP = 100_000
+
+
+def move_cap(game: Game) -> int:
+    """The most moves a game is played for: its rules' ``max_game_length()`` where it declares one
+    (a fixed 100,000 once stopped legal Dice Wars games of 10,000 battles, whose turns each end with
+    up to 64 placements, and lost a whole evaluation with them), else :data:`DEFAULT_MOVE_CAP`."""
+    try:
+        return max(DEFAULT_MOVE_CAP, int(game.max_game_length()))
+    except NotImplementedError:
+        return DEFAULT_MOVE_CAP
+
 
 def play_game(
     game: Game,
@@ -29,8 +42,8 @@ def play_game(
     gives the same game. ``on_move(state_before, player, action)`` is called
     for every move, chance moves included (player -1); ``on_step(seat, seconds)``
     after every decision of an agent, with the wall time its ``step`` took. A game longer than
-    ``max_moves`` moves (by default the game's ``max_game_length()``, the most its rules allow,
-    chance moves included) is an error in the rules.
+    ``max_moves`` moves (by default :func:`move_cap`: the most its rules allow, chance moves
+    included) is an error in the rules or in an agent.
     """
     return play_to_end(game, agents, seed, on_move, max_moves, on_step)[0]
 
@@ -51,9 +64,7 @@ def play_to_end(
     for seat, agent in enumerate(agents):
         agent.reset(game, seat, None if seed is None else derive_seed(seed, "seat", seat))
     chance_rng = np.random.default_rng(None if seed is None else derive_seed(seed, "chance"))
-    # a fixed cap (100,000 once) stopped legal Dice Wars games of 10,000 battles, whose turns each end
-    # with up to 64 placements, and lost a whole evaluation with them
-    limit = game.max_game_length() if max_moves is None else max_moves
+    limit = move_cap(game) if max_moves is None else max_moves
     moves = 0
     labels: list[str] = []
     while not state.is_terminal():
