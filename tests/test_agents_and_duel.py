@@ -3,6 +3,7 @@ import pytest
 from boardlab.agents import make_agent
 from boardlab.agents.human import HumanAgent
 from boardlab.arena import duel, play_game
+from boardlab.arena.play import DEFAULT_MOVE_CAP, move_cap
 from boardlab.core.errors import BoardlabError, SpecError
 from boardlab.core.params import parse_spec
 from boardlab.core.records import GameRecord
@@ -116,11 +117,16 @@ def test_agents_and_compiled_matches_have_a_readable_repr():
 
 
 def test_a_game_may_run_as_long_as_its_rules_allow_and_no_longer():
-    """The move cap is the game's own max_game_length() unless a caller sets one; past it, an error
-    names the game."""
+    """The move cap is the game's own max_game_length() where that is longer than 100,000 (a Dice Wars
+    game of 10,000 battles may pass 100,000 moves), 100,000 for a game that declares none; past the
+    cap a caller sets, an error names the game."""
+    import arena_toy
+
+    dicewars = make("dicewars:players=2")
+    assert move_cap(dicewars) == dicewars.max_game_length() > DEFAULT_MOVE_CAP
+    assert move_cap(make("connect4")) == DEFAULT_MOVE_CAP
+    assert move_cap(arena_toy.SumRace()) == DEFAULT_MOVE_CAP  # max_game_length() not implemented
     game = make("connect4:rows=4,cols=4,k=4")
     agents = [make_agent("random", game), make_agent("random", game)]
-    record = play_game(game, agents, seed=3)
-    assert len(record.moves) <= game.max_game_length()
     with pytest.raises(BoardlabError, match="connect4.*did not end within 3 moves"):
         play_game(game, agents, seed=3, max_moves=3)

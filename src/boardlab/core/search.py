@@ -176,17 +176,24 @@ def run_in_chunks(simulate: "Callable[[int], int]", simulations: int | None, dea
     return done
 
 
+def grow_rows(arr: np.ndarray, need: int) -> np.ndarray:
+    """``arr`` with at least ``need`` rows, by doubling (the used part kept, the rest zero); ``arr``
+    itself when it has them already."""
+    size = len(arr)
+    while size < need:
+        size *= 2
+    if size == len(arr):
+        return arr
+    grown = np.zeros((size, *arr.shape[1:]), dtype=arr.dtype)
+    grown[: len(arr)] = arr
+    return grown
+
+
 def grow_columns(columns: dict[str, np.ndarray], need: int) -> None:
     """Grow every array of a compiled engine's columnar tree to at least ``need`` entries, by
     doubling (the same length for all, the used part kept, the rest zero)."""
-    size = len(next(iter(columns.values())))
-    while size < need:
-        size *= 2
     for name, arr in columns.items():
-        if len(arr) < size:
-            grown = np.zeros(size, dtype=arr.dtype)
-            grown[: len(arr)] = arr
-            columns[name] = grown
+        columns[name] = grow_rows(arr, need)
 
 
 @njit(cache=True)

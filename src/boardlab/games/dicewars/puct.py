@@ -45,6 +45,7 @@ from boardlab.core.search import (
     PUCTSettings,
     SearchSnapshot,
     choose_by_visits,
+    grow_rows,
     run_in_chunks,
     solvable,
     visit_policy,
@@ -355,17 +356,6 @@ def puct_simulations(owner0, dice0, reserve0, scal0, adj, deg, win, upper,
     return done
 
 
-def _grow(arr: np.ndarray, rows: int) -> np.ndarray:
-    size = len(arr)
-    while size < rows:
-        size *= 2
-    if size == len(arr):
-        return arr
-    grown = np.zeros((size, *arr.shape[1:]), dtype=arr.dtype)
-    grown[: len(arr)] = arr
-    return grown
-
-
 class CompiledDiceWarsPUCT:
     """One PUCT tree rooted at ``state`` (a player to move), in numpy arrays grown by doubling; the
     API of :class:`boardlab.agents.puct.PUCTSearch` that the ``az`` agent and self-play use."""
@@ -423,8 +413,8 @@ class CompiledDiceWarsPUCT:
         if self.noise is not None and count > 1:
             alpha, weight = self.noise
             p = (1 - weight) * p + weight * self.rng.dirichlet(np.full(count, alpha))
-        self.ints = _grow(self.ints, 1 + count)
-        self.floats = _grow(self.floats, 1 + count)
+        self.ints = grow_rows(self.ints, 1 + count)
+        self.floats = grow_rows(self.floats, 1 + count)
         _expand(self.ints, self.floats, self.used, 0, legal, p, count, self.root.player)
 
     def run(self, simulations: int | None, deadline: float | None = None, stop=None) -> int:
@@ -435,9 +425,9 @@ class CompiledDiceWarsPUCT:
         return run_in_chunks(self._simulate, simulations, deadline, stop)
 
     def _simulate(self, want: int) -> int:
-        self.ints = _grow(self.ints, int(self.used[0]) + self.room_per_sim * (want + 1))
-        self.floats = _grow(self.floats, len(self.ints))
-        self.pool = _grow(self.pool, int(self.rows[0]) + want + 1)
+        self.ints = grow_rows(self.ints, int(self.used[0]) + self.room_per_sim * (want + 1))
+        self.floats = grow_rows(self.floats, len(self.ints))
+        self.pool = grow_rows(self.pool, int(self.rows[0]) + want + 1)
         done = puct_simulations(self.owner, self.dice, self.reserve, self.scal, self.adj, self.deg, WIN_TABLE, self.upper,
                                 *self.weights, self.ints, self.floats, self.used, self.pool, self.rows, self.stream, want,
                                 self.simulations, self.c, self.discount, self.fpu == "mean", self.room_per_sim)
