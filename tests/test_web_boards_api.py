@@ -34,7 +34,6 @@ def public_board(game, state) -> dict:
         board.pop("removed", None)  # shown once the game is over, but never written in a notation
     else:
         board["first_card"] = None
-        board["face_up"] = [c if c not in ("blue", "black") else "blue/black" for c in board["face_up"]]
         if board["phase"] == "over":  # the final scoring counts tickets, which the notation does not show
             keys = {"trains", "cards", "tickets", "offer", "routes", "claimed"}
             board["players"] = [{k: v for k, v in p.items() if k in keys} for p in board["players"]]
@@ -55,6 +54,18 @@ def test_a_public_notation_gives_the_public_board_all_game_long(spec):
                 break
             state.apply_action(rng.choice(state.legal_actions()))
     assert game.observation_from_notation("to_move=0;not a position") is None
+
+
+def test_ticket_to_ride_notation_tells_blue_from_black_and_still_reads_old_notations():
+    game = make("tickettoride:players=2")
+    state = game.new_initial_state(3)
+    state.faceup = [4, 6, 4, 6, 8]  # blue, black, blue, black, locomotive
+    text = state.notation()
+    assert "up=bu,bk,bu,bk,lo;" in text
+    assert game.observation_from_notation(text)["board"]["face_up"] == ["blue", "black", "blue", "black", "locomotive"]
+    # a notation written before the codes were distinct: "bl" was blue or black, and reads as either
+    old = text.replace("up=bu,bk,bu,bk,lo;", "up=bl,bl,bl,bl,lo;")
+    assert game.observation_from_notation(old)["board"]["face_up"] == ["blue/black"] * 4 + ["locomotive"]
 
 
 def test_a_perfect_information_game_reads_its_notation_back():

@@ -35,6 +35,8 @@ from boardlab.core.errors import FormatError
 COLOURS = ("red", "orange", "yellow", "green", "blue", "pink", "black", "white")
 LOCO = 8
 CARD_NAMES = COLOURS + ("locomotive",)
+#: two letters per card in the one-line notation, one code per card (blue "bu", black "bk")
+CARD_CODES = ("re", "or", "ye", "gr", "bu", "pi", "bk", "wh", "lo")
 NUM_CARD_TYPES = 9
 GRAY = -1
 #: CSS colours of the card and track colours, for the board view

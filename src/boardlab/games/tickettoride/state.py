@@ -123,9 +123,11 @@ from boardlab.core.game import TERMINAL, Game, GameType, State
 from boardlab.core.params import Option, between
 from boardlab.core.rng import MASK64, python_random
 from boardlab.games.tickettoride import scoring
-from boardlab.games.tickettoride.map import CARD_NAMES, COLOURS, GRAY, LOCO, NUM_CARD_TYPES, TTRMap, usa_map
+from boardlab.games.tickettoride.map import CARD_CODES, CARD_NAMES, COLOURS, GRAY, LOCO, NUM_CARD_TYPES, TTRMap, usa_map
 
 FACE_UP = 5
+#: notations written before the codes were distinct wrote blue and black cards both "bl"
+OLD_CARD_CODES = {"bl": "blue/black"}
 DRAW_DECK = 5
 DRAW_TICKETS = 6
 PASS = 7
@@ -238,8 +240,8 @@ class TicketToRide(Game):
     def observation_from_notation(self, text: str, player: int | None = None) -> dict[str, Any] | None:
         """The public board a notation writes (``_public()`` and the move count), as the board view
         draws it: the claimed routes, the face-up row, the piles' counts and every player's counts;
-        never a hand or a ticket, whoever ``player`` is. The notation writes blue and black face-up
-        cards alike ("bl"): such a card is "blue/black". Unknown here: the first card of a two-card
+        never a hand or a ticket, whoever ``player`` is. Notations written before the card codes were
+        distinct wrote blue and black face-up cards alike ("bl"): such a card reads "blue/black". Unknown here: the first card of a two-card
         draw, and at the end the tickets' scoring. None for a text that is no position of this game."""
         fields: dict[str, str] = {}
         seats: dict[int, dict[str, str]] = {}
@@ -251,10 +253,8 @@ class TicketToRide(Game):
                     seats[int(seat[1])] = dict(item.split("=", 1) for item in seat[2].split(","))
                 else:
                     fields[key] = value
-            by_prefix: dict[str, list[str]] = {}
-            for name in CARD_NAMES:
-                by_prefix.setdefault(name[:2], []).append(name)
-            face_up = [None if c == "-" else "/".join(by_prefix[c]) for c in fields["up"].split(",")]
+            by_code = dict(zip(CARD_CODES, CARD_NAMES)) | OLD_CARD_CODES
+            face_up = [None if c == "-" else by_code[c] for c in fields["up"].split(",")]
             discards = [int(x) for x in fields["disc"].split(",")]
             phase = fields["phase"].replace("-", " ")
             claimed = [[int(t) for t in seats[p]["routes"].split(".") if t] for p in range(self.players)]
@@ -816,7 +816,7 @@ class TicketToRideState(State):
     def _public(self) -> str:
         """The public position in one line (the notation): everything every seat sees."""
         parts = [f"to_move={self.current_player()}", f"phase={PHASES[self.phase].replace(' ', '-')}",
-                 "up=" + ",".join(CARD_NAMES[c][:2] if c >= 0 else "-" for c in self.faceup),
+                 "up=" + ",".join(CARD_CODES[c] if c >= 0 else "-" for c in self.faceup),
                  f"deck={len(self.deck)}", "disc=" + ",".join(map(str, self.discards)),
                  f"tix={len(self.ticket_deck)}", f"last={self.last_round}"]
         for p in range(self.n):
