@@ -342,6 +342,40 @@ def test_evaluate_plays_the_committed_mancala_model_and_refuses_other_files(tmp_
     assert refused.exit_code != 0 and str(foreign) in refused.output
 
 
+def nothanks_decisions(game, wanted, seeds=range(200)):
+    """A real position of each seed's random game that ``wanted(state)`` picks (the first such), or none."""
+    import random
+
+    for seed in seeds:
+        state, rng = game.new_initial_state(seed), random.Random(seed)
+        while not state.is_terminal():
+            if state.current_player() >= 0 and len(state.legal_actions()) == 2 and wanted(state):
+                yield state
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_az_without_a_path_plays_the_committed_no_thanks_model_of_each_table_size(players):
+    from boardlab.games.nothanks import PASS
+
+    game = make(f"nothanks:players={players}")
+    agent = make_agent("az:simulations=50,seed=0", game)
+
+    def dear_and_bare(state):  # a high card without chips that fits nothing, and chips to spare: pass
+        card, me = state.card(), state.current_player()
+        hand = state.hands[me]
+        return card >= 30 and state.pot == 0 and state.chips[me] >= 6 and not hand & ((1 << (card - 1)) | (1 << (card + 1)))
+
+    found = list(nothanks_decisions(game, dear_and_bare, range(40)))[:3]
+    assert found
+    for state in found:
+        agent.reset(game, state.current_player(), 0)
+        assert agent.step(state) == PASS, state.notation()
+    expected = "az-nothanks.pt" if players == 4 else f"az-nothanks_players_{players}.pt"
+    assert agent.model_path.name == expected
+
+
 def test_az_without_a_path_plays_the_committed_connect_four_model_compiled_and_discounted():
     game = make("connect4")
     agent = make_agent("az", game)
