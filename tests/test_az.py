@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -342,10 +343,8 @@ def test_evaluate_plays_the_committed_mancala_model_and_refuses_other_files(tmp_
     assert refused.exit_code != 0 and str(foreign) in refused.output
 
 
-def nothanks_decisions(game, wanted, seeds=range(200)):
-    """A real position of each seed's random game that ``wanted(state)`` picks (the first such), or none."""
-    import random
-
+def nothanks_decisions(game, wanted, seeds):
+    """For each seed, the first position of its random game where ``wanted(state)`` holds, if any."""
     for seed in seeds:
         state, rng = game.new_initial_state(seed), random.Random(seed)
         while not state.is_terminal():

@@ -125,9 +125,11 @@ from boardlab.core.rng import MASK64, python_random
 from boardlab.games.tickettoride import scoring
 from boardlab.games.tickettoride.map import CARD_CODES, CARD_NAMES, COLOURS, GRAY, LOCO, NUM_CARD_TYPES, TTRMap, usa_map
 
+#: a notation's card code -> the card's name; notations written before the codes were distinct wrote
+#: blue and black both "bl", which reads as either
+CARD_OF_CODE = dict(zip(CARD_CODES, CARD_NAMES)) | {"bl": "blue/black"}
+
 FACE_UP = 5
-#: notations written before the codes were distinct wrote blue and black cards both "bl"
-OLD_CARD_CODES = {"bl": "blue/black"}
 DRAW_DECK = 5
 DRAW_TICKETS = 6
 PASS = 7
@@ -240,9 +242,9 @@ class TicketToRide(Game):
     def observation_from_notation(self, text: str, player: int | None = None) -> dict[str, Any] | None:
         """The public board a notation writes (``_public()`` and the move count), as the board view
         draws it: the claimed routes, the face-up row, the piles' counts and every player's counts;
-        never a hand or a ticket, whoever ``player`` is. Notations written before the card codes were
-        distinct wrote blue and black face-up cards alike ("bl"): such a card reads "blue/black". Unknown here: the first card of a two-card
-        draw, and at the end the tickets' scoring. None for a text that is no position of this game."""
+        never a hand or a ticket, whoever ``player`` is. An old notation's "bl" card reads "blue/black"
+        (see :data:`CARD_OF_CODE`). Unknown here: the first card of a two-card draw, and at the end the
+        tickets' scoring. None for a text that is no position of this game."""
         fields: dict[str, str] = {}
         seats: dict[int, dict[str, str]] = {}
         try:
@@ -253,8 +255,7 @@ class TicketToRide(Game):
                     seats[int(seat[1])] = dict(item.split("=", 1) for item in seat[2].split(","))
                 else:
                     fields[key] = value
-            by_code = dict(zip(CARD_CODES, CARD_NAMES)) | OLD_CARD_CODES
-            face_up = [None if c == "-" else by_code[c] for c in fields["up"].split(",")]
+            face_up = [None if c == "-" else CARD_OF_CODE[c] for c in fields["up"].split(",")]
             discards = [int(x) for x in fields["disc"].split(",")]
             phase = fields["phase"].replace("-", " ")
             claimed = [[int(t) for t in seats[p]["routes"].split(".") if t] for p in range(self.players)]
