@@ -337,6 +337,11 @@ def test_evaluate_plays_the_committed_mancala_model_and_refuses_other_files(tmp_
     assert set(doc["duels"]) == {"random", "mcts"}
     for found in doc["duels"].values():
         assert found["wins"] + found["draws"] + found["losses"] == 2
+        assert 0 <= found["score_low"] <= found["score"] <= found["score_high"] <= 1 and found["score_high"] > found["score_low"]
+        assert found["seconds_per_move"] > 0 and found["opponent_seconds_per_move"] > 0
+    shown = runner.invoke(app, ["evaluate", str(model), "--games", "2", "--simulations", "8", "--mcts", "10"])
+    assert shown.exit_code == 0, shown.output
+    assert "against random:" in shown.output and " ms a move against " in shown.output
     foreign = tmp_path / "notes.pt"
     foreign.write_bytes(b"not a model")
     refused = runner.invoke(app, ["evaluate", str(foreign)])

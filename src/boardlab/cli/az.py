@@ -168,8 +168,9 @@ def evaluate(
                                                           "mixed table as specs joined by + (dw-ste+dw-sdc+dw-wpm).", show_default=False)] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the duels and the grading.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object: model, game, simulations, games, duels "
-                                           "{random, mcts, SPEC...: {opponent, wins, draws, losses, score}} (score: draws count half; "
-                                           "two-player games), tables {random, mcts, SPEC...: {opponent, games, players, fair, share, "
+                                           "{random, mcts, SPEC...: {opponent, wins, draws, losses, score, score_low, score_high, seconds_per_move, "
+                                           "opponent_seconds_per_move}} (score: draws count half, with its 95 % interval; seconds: "
+                                           "each side's mean wall time per decision; two-player games), tables {random, mcts, SPEC...: {opponent, games, players, fair, share, "
                                            "share_low, share_high, wins, and where the game keeps scores score, score_low, score_high, "
                                            "opponent_score, opponent_score_low, opponent_score_high}} (games of more players: the network "
                                            "at a table of the opponent's copies, its seat rotated; share: its mean win share, 95 % "
@@ -215,7 +216,10 @@ def evaluate(
     console.print(f"{path}: {game.spec()}, {simulations} simulations per move")
     for duel_result in result["duels"].values():
         console.print(f"  against {duel_result['opponent']}: {duel_result['wins']} won, {duel_result['draws']} drawn, "
-                      f"{duel_result['losses']} lost ({100 * duel_result['score']:.1f} %)")
+                      f"{duel_result['losses']} lost ({100 * duel_result['score']:.1f} %, "
+                      f"{100 * duel_result['score_low']:.1f}-{100 * duel_result['score_high']:.1f}); "
+                      f"{_milliseconds(duel_result['seconds_per_move'])} a move against "
+                      f"{_milliseconds(duel_result['opponent_seconds_per_move'])}", markup=False, soft_wrap=True)
     for table in result["tables"].values():
         line = (f"  at a table of {table['opponent']}: win share {100 * table['share']:.1f} % "
                 f"({100 * table['share_low']:.1f}-{100 * table['share_high']:.1f}, fair {100 * table['fair']:.0f} %) in {table['games']} games")
@@ -226,6 +230,10 @@ def evaluate(
     if result["optimal"] is not None:
         console.print(f"  optimal moves: {100 * result['optimal']:.1f} % of the shipped Connect Four set; "
                       f"{100 * result['kept']:.1f} % keep the position's result")
+
+
+def _milliseconds(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{1000 * seconds:.1f} ms"
 
 
 def _recognises(path: Path) -> bool:

@@ -38,6 +38,7 @@ from boardlab.agents.az import pick_device
 from boardlab.agents.az_selfplay import Samples, SelfPlaySettings, self_play
 from boardlab.arena.backends import map_tasks
 from boardlab.arena.duel import duel
+from boardlab.arena.stats import wilson
 from boardlab.arena.table import table_score
 from boardlab.core.engines import grading_engine
 from boardlab.core.errors import BoardlabError
@@ -160,10 +161,15 @@ def is_graded_game(game) -> bool:
 
 
 def duel_score(game, mine: str, opponent: str, games: int, seed: int, on_game: Callable | None = None) -> dict[str, Any]:
-    """A seat-alternating duel of ``mine`` against ``opponent``: wins, draws, losses and the score (draws half)."""
+    """A seat-alternating duel of ``mine`` against ``opponent``: wins, draws, losses, the score (draws half) with
+    its 95 % Wilson interval, and each side's mean wall seconds per decision (to compare searches at equal time)."""
     result = duel(game, mine, opponent, games, seed=seed, on_game=on_game)
+    points = result.wins + 0.5 * result.draws
+    low, high = wilson(points, result.games)
+    seconds, opponent_seconds = result.seconds_per_move
     return {"opponent": opponent, "wins": result.wins, "draws": result.draws, "losses": result.losses,
-            "score": (result.wins + 0.5 * result.draws) / result.games}
+            "score": points / result.games, "score_low": low, "score_high": high,
+            "seconds_per_move": seconds, "opponent_seconds_per_move": opponent_seconds}
 
 
 def graded_shares(game, spec: str, seed: int, on_position: Callable | None = None) -> tuple[float, float] | None:
