@@ -281,6 +281,42 @@ def test_a_run_from_before_augmentation_resumes_without_it(tmp_path):
     assert json.loads(again.stdout)["iterations"] == 2 and json.loads((old / "config.json").read_text())["augment"] is False
 
 
+def test_random_openings_start_self_play_games_away_from_the_initial_state_and_are_not_trained_on():
+    from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
+
+    game = make("connect4:rows=4,cols=5,k=3")
+    torch.manual_seed(0)
+    evaluator = Evaluator(new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1}))
+    targets = lambda returns, mover: relative_values(np.asarray(returns), mover, 1)  # noqa: E731
+    seeds = list(range(12))
+    plain, plain_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=4), targets)
+    opened, opened_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=4, random_opening=6), targets)
+    empty = game.new_initial_state(0).observation_tensor(0)
+    starts = [0, *np.cumsum([g["moves"] for g in plain_games])[:-1]]
+    assert all(np.array_equal(plain.obs[k], empty) for k in starts)  # without: every game's first sample is the empty board
+    opened_starts = [int(k) for k in np.cumsum([0, *[g["moves"] for g in opened_games]])[:-1]]
+    stones = [int(opened.obs[k][:2].sum()) for k in opened_starts if k < len(opened)]  # the two players' planes
+    assert 0 < max(stones) <= 6 and len(set(stones)) > 2  # games began 0..6 random moves in, and those moves left no samples
+    assert len(opened) == sum(g["moves"] for g in opened_games) < len(plain) + 6 * len(seeds)
+
+
+def test_train_az_init_starts_from_a_model_of_the_same_architecture_and_refuses_another(tmp_path):
+    first = Trainer(tmp_path / "first", _cfg(iterations=1, eval_every=100000))
+    first.run()
+    model = tmp_path / "first" / "model.pt"
+    second = Trainer(tmp_path / "second", _cfg(iterations=1, eval_every=100000, init=str(model), seed=9))
+    for a, b in zip(second.net.state_dict().values(), first.net.state_dict().values()):
+        assert torch.equal(a, b)  # not the seed's fresh weights: the model's
+    fresh = Trainer(tmp_path / "fresh", _cfg(iterations=1, eval_every=100000, seed=9))
+    assert any(not torch.equal(a, b) for a, b in zip(fresh.net.state_dict().values(), first.net.state_dict().values()))
+    with pytest.raises(BoardlabError, match="--init .* hidden=16.*hidden=32"):
+        Trainer(tmp_path / "wider", _cfg(iterations=1, init=str(model), hidden=32))
+    refused = runner.invoke(app, ["train", "az", "--game", "mancala", "--init", str(model), "--out", str(tmp_path / "m")])
+    assert refused.exit_code != 0 and "trained for connect4:rows=4,cols=5,k=3" in refused.output
+    missing = runner.invoke(app, ["train", "az", *TINY, "--init", str(tmp_path / "none.pt"), "--out", str(tmp_path / "n")])
+    assert missing.exit_code != 0 and "no such AlphaZero model file" in missing.output
+
+
 def test_train_az_json_on_mancala_and_a_rerun_carries_on(tmp_path):
     out = tmp_path / "kalah"
     args = ["train", "az", "--game", "mancala", "--games", "2", "--lockstep", "2", "--simulations", "4", "--steps", "2",

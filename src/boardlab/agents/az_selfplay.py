@@ -57,6 +57,10 @@ class SelfPlaySettings:
     #: whose players stall would hold up its whole lockstep chunk, and a value above losing would
     #: teach them to stall (a 4-player seat expects -0.5 from a finished game)
     max_moves: int = 0
+    #: start each game with a number of uniformly random legal moves drawn from 0..random_opening
+    #: (not trained on: the searched moves from there are), so that the network also learns the
+    #: positions strong players never reach; 0: every game from the initial state
+    random_opening: int = 0
 
     def search(self) -> PUCTSettings:
         """How each move's search runs."""
@@ -101,6 +105,13 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
 
     for i in range(len(states)):
         settle(i)
+        if settings.random_opening:
+            for _ in range(int(rngs[i].integers(0, settings.random_opening + 1))):
+                if states[i].is_terminal():
+                    break
+                legal = states[i].legal_actions()
+                states[i].apply_action(legal[int(rngs[i].integers(len(legal)))])
+                settle(i)
     active = [i for i, s in enumerate(states) if not s.is_terminal()]
     factory = puct_engine(game) if network is not None and settings.engine != "generic" else None
     while active:

@@ -72,6 +72,13 @@ def train(
                                              "lost by every seat (the game's least utility, as Dice Wars counts a game cancelled at its "
                                              "battle limit), so that stalling never pays; for games whose players can stall "
                                              "(Dice Wars allows 10,000 battles). Default 0: never.")] = None,
+    random_opening: Annotated[Optional[int], _opt("--random-opening", "Start each self-play game with a number of uniformly random legal "
+                                                  "moves drawn from 0..N (not trained on; the searched moves after them are): the network "
+                                                  "then also learns positions that its own play never reaches, such as those of benchmark "
+                                                  "sets drawn from random play. Default 0: every game from the start.")] = None,
+    init: Annotated[Optional[Path], _opt("--init", "Start the network from this model file's weights (az-*.pt, a run's model.pt or "
+                                         "models/iter-NNNN.pt) instead of fresh ones: the same game, and the same --net, --hidden, "
+                                         "--layers (a fresh optimiser and an empty replay buffer). Default: fresh weights.")] = None,
     device: Annotated[Optional[str], _opt("--device", "auto (CUDA when torch sees it), cpu or cuda. Default cpu.")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing self-play chunks at once (one core each).")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) "
@@ -97,7 +104,8 @@ def train(
              "channels": channels, "blocks": blocks, "eval_every": eval_every, "eval_games": eval_games,
              "eval_simulations": eval_simulations, "eval_mcts": eval_mcts, "seed": seed, "device": device,
              "augment": augment, "engine": engine, "discount": discount, "value_target": value_target, "fpu": fpu,
-             "solver": solver, "max_moves": max_moves}
+             "solver": solver, "max_moves": max_moves, "random_opening": random_opening,
+             "init": str(init) if init is not None else None}
     given = {k: v for k, v in given.items() if v is not None}
     if device is not None and device not in ("auto", "cpu", "cuda"):
         raise BoardlabError(f"--device must be auto, cpu or cuda, not {device!r}")

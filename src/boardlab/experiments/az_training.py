@@ -51,6 +51,7 @@ from boardlab.nn.az_learn import ReplayBuffer, train_steps
 from boardlab.nn.az_net import (
     Evaluator,
     dense_network,
+    load_model,
     model_payload,
     network_from_payload,
     new_network,
@@ -64,7 +65,7 @@ RUN_FORMAT = "boardlab-az-run"
 MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
 ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero",
-               "solver": False, "max_moves": 0}
+               "solver": False, "max_moves": 0, "random_opening": 0, "init": ""}
 
 
 @dataclass
@@ -100,6 +101,8 @@ class AZConfig:
     value_target: str = "result"  # or "average": of the result and the root's search value
     fpu: str = "zero"  # an unvisited child's value in self-play searches: zero or mean (of its visited siblings)
     solver: bool = False  # self-play searches prove results (MCTS-Solver) and play the quickest proven win
+    random_opening: int = 0  # self-play games start with 0..random_opening random moves (not trained on)
+    init: str = ""  # a model file whose weights the network starts from ("": fresh weights from the seed)
     max_moves: int = 0  # self-play games stopped after this many moves count as lost by every seat (0: never)
 
     def arch(self) -> dict[str, Any]:
@@ -111,7 +114,7 @@ class AZConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise BoardlabError(f"train az: {name} must be at least 1, not {getattr(self, name)}")
-        for name in ("steps", "temp_moves", "blocks", "seed", "max_moves"):
+        for name in ("steps", "temp_moves", "blocks", "seed", "max_moves", "random_opening"):
             if getattr(self, name) < 0:
                 raise BoardlabError(f"train az: {name} must not be negative, not {getattr(self, name)}")
         if not (0 <= self.noise_weight <= 1):
@@ -239,6 +242,18 @@ class Trainer:
         self.checkpoint_path = self.folder / "checkpoint.pt"
         if self.checkpoint_path.exists():
             self._resume()
+        elif cfg.init:
+            self._start_from(Path(cfg.init))
+
+    def _start_from(self, path: Path) -> None:
+        """Start from the weights of a saved model of this game and architecture (``--init``)."""
+        net, payload = load_model(path, self.game)
+        if dict(net.arch) != dict(self.net.arch):
+            shown = " ".join(f"{k}={v}" for k, v in net.arch.items())
+            raise BoardlabError(f"train az: --init {path} is a network with {shown}; this run's settings make "
+                                f"{' '.join(f'{k}={v}' for k, v in self.net.arch.items())} (give the same --net, --hidden, --layers, "
+                                f"--channels, --blocks)")
+        self.net.load_state_dict(net.state_dict())
 
     # --- checkpoints -----------------------------------------------------------------
     def _resume(self) -> None:
@@ -287,7 +302,8 @@ class Trainer:
         seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
         model_bytes = _state_bytes(self._model_payload())
         settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount,
-                                           cfg.value_target, cfg.fpu, cfg.solver, cfg.max_moves))
+                                           cfg.value_target, cfg.fpu, cfg.solver, cfg.max_moves,
+                                           cfg.random_opening))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done = sorted(map_tasks(selfplay_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])
