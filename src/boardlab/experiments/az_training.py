@@ -247,12 +247,13 @@ class Trainer:
 
     def _start_from(self, path: Path) -> None:
         """Start from the weights of a saved model of this game and architecture (``--init``)."""
-        net, payload = load_model(path, self.game)
+        net, _ = load_model(path, self.game)
         if dict(net.arch) != dict(self.net.arch):
-            shown = " ".join(f"{k}={v}" for k, v in net.arch.items())
-            raise BoardlabError(f"train az: --init {path} is a network with {shown}; this run's settings make "
-                                f"{' '.join(f'{k}={v}' for k, v in self.net.arch.items())} (give the same --net, --hidden, --layers, "
-                                f"--channels, --blocks)")
+            def shown(arch: dict[str, Any]) -> str:
+                return " ".join(f"{k}={v}" for k, v in arch.items())
+
+            raise BoardlabError(f"train az: --init {path} is a network with {shown(net.arch)}; this run's settings make "
+                                f"{shown(self.net.arch)} (give the same --net, --hidden, --layers, --channels, --blocks)")
         self.net.load_state_dict(net.state_dict())
 
     # --- checkpoints -----------------------------------------------------------------
