@@ -411,3 +411,42 @@ def test_uploads_have_a_quota_expire_and_are_deleted_at_shutdown(tmp_path):
         assert expired.status_code == 404 and "expired" in detail(expired)
         assert stored(data) == [f"{c.json()['id']}.tree"]
     assert stored(data) == [] and list((data / "uploads").iterdir()) == []
+
+
+def test_a_stop_that_closes_a_workers_pipe_mid_search_cancels_the_job_quietly(caplog):
+    """Ctrl+C while a search runs: the pool's close() (the server's thread) kills the worker and drops
+    its pipe while the dispatcher (another thread) is between polling and reading that pipe. The job
+    must end as cancelled, and no traceback may reach the terminal (a CI run showed one)."""
+    from types import SimpleNamespace
+
+    from boardlab.web.aipool import AIPool, Cancelled, Job
+
+    pool = AIPool(workers=1)
+
+    class PipeClosedByTheStop:
+        def send(self, message):
+            pass
+
+        def poll(self, timeout):
+            pool.close()  # the stop lands here, between poll and recv
+            return True
+
+        def recv(self):
+            raise OSError("handle is closed")
+
+        def close(self):
+            pass
+
+    worker = SimpleNamespace(conn=PipeClosedByTheStop(), stop=threading.Event(), pid=None, ready=True,
+                             process=SimpleNamespace(is_alive=lambda: False), kill=lambda: None, close=lambda: None)
+    pool._workers[0] = worker
+    pool._worker = lambda ctx, index: worker
+    job = Job("move", {})
+    pool.queue.put_nowait(job)
+    pool.queue.put_nowait(None)  # what close() gives each dispatcher thread; this test runs the dispatcher itself
+    with caplog.at_level("ERROR", logger="boardlab.web"):
+        pool._dispatch(None, 0)
+    with pytest.raises(Cancelled, match="shutting down"):
+        job.future.result(timeout=0)
+    assert worker.conn is None  # close() did drop the pipe under the running job
+    assert not [record for record in caplog.records if record.levelname == "ERROR"], caplog.text

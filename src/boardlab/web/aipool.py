@@ -317,8 +317,11 @@ class AIPool:
             try:
                 self._run(worker, job)
             except Exception as exc:  # noqa: BLE001  never lose a dispatcher
-                log.exception("AI dispatcher %d", index)
-                _fail(job, WorkerFailed(f"the AI worker failed: {exc}"))
+                if self.closed:  # close() pulled the worker from under the job: the shutdown, not a fault
+                    _fail(job, Cancelled("cancelled: the server is shutting down"))
+                else:
+                    log.exception("AI dispatcher %d", index)
+                    _fail(job, WorkerFailed(f"the AI worker failed: {exc}"))
             finally:
                 with self._lock:
                     self._running.pop(index, None)
@@ -327,8 +330,8 @@ class AIPool:
                 with self._lock:
                     self._workers[index] = None
 
-    def _send(self, worker: Worker, job: Job) -> None:
-        """Hand ``job`` to ``worker``; big payloads (trees) go through a scratch file."""
+    def _send(self, conn: Any, job: Job) -> None:
+        """Hand ``job`` to a worker through its pipe ``conn``; big payloads (trees) go through a scratch file."""
         from boardlab.web.aiworker import pack_file
 
         scratch = self.scratch() if job.kind in ("pack", "export") else None
@@ -336,18 +339,24 @@ class AIPool:
             path = os.path.join(scratch, f"in-{os.getpid()}-{job.id}.bin")
             packed = pack_file(job.payload, path)
             if packed is not None:
-                worker.conn.send(("file-job", job.kind, packed[0], path, packed[1]))
+                conn.send(("file-job", job.kind, packed[0], path, packed[1]))
                 return
-        worker.conn.send((job.kind, job.payload))
+        conn.send((job.kind, job.payload))
 
     def _share(self) -> int:
         """The memory one worker may use: the cap less the server's own, split evenly."""
         return max(64 * 2**20, (self.max_memory - rss()) // self.workers_in_all)
 
     def _run(self, worker: Worker, job: Job) -> None:
-        worker.stop.clear()
+        # close() may drop the worker's pipe and stop event at any moment from another thread:
+        # hold them here, and read a closed pipe as a worker that is gone
+        conn, stop = worker.conn, worker.stop
+        if conn is None or stop is None:
+            _fail(job, Cancelled("cancelled: the server is shutting down"))
+            return
+        stop.clear()
         try:
-            self._send(worker, job)
+            self._send(conn, job)
         except (OSError, ValueError, pickle.PicklingError) as exc:
             worker.kill()
             self.stats["failed"] += 1
@@ -357,11 +366,11 @@ class AIPool:
         stopped_for: str | None = None
         next_memory_check = 0.0
         while True:
-            if worker.conn.poll(0.05):
-                try:
-                    message = worker.conn.recv()
-                except (EOFError, OSError):
-                    message = ("died", None)
+            try:
+                message = conn.recv() if conn.poll(0.05) else None
+            except (EOFError, OSError, ValueError):
+                message = ("died", None)
+            if message is not None:
                 kind, value = message[0], message[1]
                 if kind == "ok-file":
                     from boardlab.web.aiworker import load_result
@@ -386,7 +395,7 @@ class AIPool:
                         stopped_for = "memory"
                         self.stats["stopped_for_memory"] += 1
                 if stopped_for is not None:
-                    worker.stop.set()
+                    stop.set()
                     stop_sent_at = now
             else:
                 over_memory = now >= next_memory_check and rss(worker.pid) > self._share()
