@@ -184,11 +184,12 @@ def test_the_solver_refuses_games_with_chance_when_asked_for_and_is_off_there_by
         PUCTSearch(state, PUCTSettings(c=1.5, solve=True), np.random.default_rng(0))
 
 
-def test_search_shows_what_the_solver_proved():
+def test_search_shows_what_the_solver_proved(tmp_path):
     runner = CliRunner()
-    # fpu=mean: the moves the network dislikes are tried too (each counted as worth its tried siblings' mean
-    # until then), so the search reaches the losing ones whatever the committed network prefers
-    args = ["search", "--game", "connect4", "--position", "1 2 1 2 1 2", "--agent", "az:take_wins=false,fpu=mean"]
+    # a neutral network (uniform priors, every position judged 0): the search tries every column whatever a
+    # trained network would prefer, so it reaches the losing moves as well as the winning one
+    path = neutral_model(make("connect4"), tmp_path / "neutral.pt")
+    args = ["search", "--game", "connect4", "--position", "1 2 1 2 1 2", "--agent", f"az:path={path},take_wins=false"]
     data = json.loads(runner.invoke(app, [*args, "--json"]).output)
     assert data["best_action"] == 0
     proofs = {child["action"]: child["proof"] for child in data["children"]}
