@@ -30,6 +30,7 @@ import concurrent.futures
 import itertools
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
 import queue
@@ -49,6 +50,8 @@ STOP_GRACE = 1.0
 #: a worker left bigger than this (or a quarter of its share) by a job is replaced before the next
 #: (a fresh one takes about 200 MiB; the allocator keeps what a big search or parse took)
 RECYCLE = 400 * 2**20
+#: why every job still queued or running when the pool closes ends
+SHUTDOWN = "the server is shutting down"
 
 
 class Busy(BoardlabError):
@@ -184,7 +187,7 @@ class AIPool:
     def submit(self, job: Job) -> concurrent.futures.Future:
         """Queue ``job``; :class:`Busy` when the queue is full."""
         if self.closed:
-            raise WorkerFailed("the server is shutting down")
+            raise WorkerFailed(SHUTDOWN)
         self._start()
         try:
             self.queue.put_nowait(job)
@@ -235,11 +238,11 @@ class AIPool:
             except queue.Empty:
                 break
             if job is not None:
-                job.cancel("the server is shutting down")
-                _fail(job, Cancelled("cancelled: the server is shutting down"))
+                job.cancel(SHUTDOWN)
+                _fail(job, Cancelled(f"cancelled: {SHUTDOWN}"))
         with self._lock:
             for job in self._running.values():
-                job.cancel("the server is shutting down")
+                job.cancel(SHUTDOWN)
             workers = [w for w in self._workers.values() if w is not None]
         for worker in workers:
             worker.kill()
@@ -299,7 +302,7 @@ class AIPool:
             job = jobs.get()
             if job is None or self.closed:
                 if job is not None:
-                    _fail(job, Cancelled("cancelled: the server is shutting down"))
+                    _fail(job, Cancelled(f"cancelled: {SHUTDOWN}"))
                 return
             if job.cancelled:
                 self.stats["cancelled"] += 1
@@ -318,7 +321,7 @@ class AIPool:
                 self._run(worker, job)
             except Exception as exc:  # noqa: BLE001  never lose a dispatcher
                 if self.closed:  # close() pulled the worker from under the job: the shutdown, not a fault
-                    _fail(job, Cancelled("cancelled: the server is shutting down"))
+                    _fail(job, Cancelled(f"cancelled: {SHUTDOWN}"))
                 else:
                     log.exception("AI dispatcher %d", index)
                     _fail(job, WorkerFailed(f"the AI worker failed: {exc}"))
@@ -330,7 +333,7 @@ class AIPool:
                 with self._lock:
                     self._workers[index] = None
 
-    def _send(self, conn: Any, job: Job) -> None:
+    def _send(self, conn: multiprocessing.connection.Connection, job: Job) -> None:
         """Hand ``job`` to a worker through its pipe ``conn``; big payloads (trees) go through a scratch file."""
         from boardlab.web.aiworker import pack_file
 
@@ -352,7 +355,7 @@ class AIPool:
         # hold them here, and read a closed pipe as a worker that is gone
         conn, stop = worker.conn, worker.stop
         if conn is None or stop is None:
-            _fail(job, Cancelled("cancelled: the server is shutting down"))
+            _fail(job, Cancelled(f"cancelled: {SHUTDOWN}"))
             return
         stop.clear()
         try:
