@@ -178,16 +178,18 @@ def _cfg(**changes) -> AZConfig:
     return AZConfig(**{**settings, **changes})
 
 
-@pytest.mark.parametrize("game,augment,engine", [
-    ("connect4:rows=4,cols=5,k=3", False, "auto"), ("connect4:rows=4,cols=5,k=3", True, "auto"),
-    ("connect4:rows=4,cols=5,k=3", False, "generic"), ("nothanks:players=3", False, "auto")],
-    ids=["plain", "augmented", "generic-engine", "hidden-information"])
-def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, game, augment, engine):
+@pytest.mark.parametrize("game,augment,engine,imitate", [
+    ("connect4:rows=4,cols=5,k=3", False, "auto", ""), ("connect4:rows=4,cols=5,k=3", True, "auto", ""),
+    ("connect4:rows=4,cols=5,k=3", False, "generic", ""), ("nothanks:players=3", False, "auto", ""),
+    ("connect4:rows=4,cols=5,k=3", False, "auto", "mcts:iterations=4")],
+    ids=["plain", "augmented", "generic-engine", "hidden-information", "after-a-lesson"])
+def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, game, augment, engine, imitate):
     killed = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    lesson = ["--imitate", imitate, "--imitate-games", "6", "--imitate-steps", "4"] if imitate else []
     proc = subprocess.Popen(
         [sys.executable, "-m", "boardlab", "train", "az", *TINY, "--game", game, "--iterations", "100000", "--eval-every", "100000",
-         "--out", str(killed), "--augment" if augment else "--no-augment", "--engine", engine],
+         "--out", str(killed), "--augment" if augment else "--no-augment", "--engine", engine, *lesson],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True,
     )
     try:
@@ -201,13 +203,14 @@ def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, game, augm
         proc.wait()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
+    taught = {"imitate": imitate, "imitate_games": 6, "imitate_steps": 4} if imitate else {}
     # the checkpoint, not history.json: a kill between the two writes leaves the checkpoint one ahead
     done = int(torch.load(killed / "checkpoint.pt", weights_only=True)["iteration"])
     goal = done + 2
-    resumed = Trainer(killed, _cfg(game=game, iterations=goal, eval_every=100000, augment=augment, engine=engine))
+    resumed = Trainer(killed, _cfg(game=game, iterations=goal, eval_every=100000, augment=augment, engine=engine, **taught))
     assert resumed.iteration == done
     resumed.run()
-    straight = Trainer(tmp_path / "straight", _cfg(game=game, iterations=goal, eval_every=100000, augment=augment, engine=engine))
+    straight = Trainer(tmp_path / "straight", _cfg(game=game, iterations=goal, eval_every=100000, augment=augment, engine=engine, **taught))
     straight.run()
     assert (killed / "model.pt").read_bytes() == (tmp_path / "straight" / "model.pt").read_bytes()
     for a, b in zip(resumed.net.state_dict().values(), straight.net.state_dict().values()):
@@ -215,10 +218,10 @@ def test_train_az_resumes_after_sigkill_to_the_same_weights(tmp_path, game, augm
     for a, b in zip(resumed.history, straight.history):
         assert {k: v for k, v in a.items() if "hours" not in k} == {k: v for k, v in b.items() if "hours" not in k}
     with pytest.raises(BoardlabError, match="started with seed=5, not 6"):
-        Trainer(killed, replace(_cfg(game=game, iterations=goal, eval_every=100000, augment=augment, engine=engine), seed=6))
+        Trainer(killed, replace(_cfg(game=game, iterations=goal, eval_every=100000, augment=augment, engine=engine, **taught), seed=6))
     if game.startswith("connect4"):  # a game with symmetries, which may be trained with or without them
         with pytest.raises(BoardlabError, match=f"started with augment={augment}, not {not augment}"):
-            Trainer(killed, _cfg(game=game, iterations=goal, eval_every=100000, augment=not augment, engine=engine))
+            Trainer(killed, _cfg(game=game, iterations=goal, eval_every=100000, augment=not augment, engine=engine, **taught))
 
 
 def test_augmented_minibatches_mirror_connect_four_samples():

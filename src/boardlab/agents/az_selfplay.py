@@ -30,6 +30,10 @@ from boardlab.core.engines import puct_engine
 from boardlab.core.rng import derive_seed, sample_chance
 from boardlab.core.search import DenseNetwork, PUCTEngine, PUCTSettings
 
+#: one move to learn from: the mover's observation, the legal mask, the policy target, the mover,
+#: the ply it was played at and the root's search value
+Record = tuple[np.ndarray, np.ndarray, np.ndarray, int, int, float]
+
 
 @dataclass(frozen=True)
 class SelfPlaySettings:
@@ -96,7 +100,7 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     rngs = [np.random.default_rng(derive_seed(seed, "az-selfplay")) for seed in seeds]
     actions = game.num_distinct_actions()
     #: per game, per move: observation, legal mask, visit shares, mover, ply and the root's search value
-    records: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, int, float]]] = [[] for _ in seeds]
+    records: list[list[Record]] = [[] for _ in seeds]
     search_settings = settings.search()
 
     def settle(i: int) -> None:
@@ -135,10 +139,22 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
             settle(i)
         active = [i for i in active if not states[i].is_terminal()
                   and not (settings.max_moves and len(records[i]) >= settings.max_moves)]
-    obs, mask, policy, value, summary = [], [], [], [], []
-    kind = game.game_type
-    unfinished = [kind.min_utility] * game.num_players()
+    summary = []
+    unfinished = [game.game_type.min_utility] * game.num_players()
     for seed, state, rec in zip(seeds, states, records):
+        returns = [float(r) for r in state.returns()] if state.is_terminal() else unfinished
+        summary.append({"seed": seed, "moves": len(rec), "returns": returns, "cut": not state.is_terminal()})
+    return training_samples(game, list(zip(states, records)), settings, value_targets), summary
+
+
+def training_samples(game, played: list[tuple[Any, list[Record]]], settings: SelfPlaySettings,
+                     value_targets: Callable[[list[float], int], np.ndarray]) -> Samples:
+    """The training positions of games played to their end (or cut by ``settings.max_moves``: lost by
+    every seat): each ``(final state, records)`` pair gives one sample per record, its value target
+    ``value_targets(returns, mover)`` discounted by the plies to the end (``settings.discount``)."""
+    obs, mask, policy, value = [], [], [], []
+    unfinished = [game.game_type.min_utility] * game.num_players()
+    for state, rec in played:
         returns = [float(r) for r in state.returns()] if state.is_terminal() else unfinished
         end = len(state.history)
         for o, m, p, mover, ply, searched in rec:
@@ -151,10 +167,8 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
             if settings.value_target == "average":  # one value, for the player to move
                 target = (target + np.float32(searched)) / 2
             value.append(target)
-        summary.append({"seed": seed, "moves": len(rec), "returns": returns, "cut": not state.is_terminal()})
-    shape = game.observation_tensor_shape()
+    actions = game.num_distinct_actions()
     if not obs:
-        empty = Samples(np.zeros((0, *shape), np.float32), np.zeros((0, actions), bool), np.zeros((0, actions), np.float32),
-                        np.zeros((0, 1), np.float32))
-        return empty, summary
-    return Samples(np.stack(obs).astype(np.float32), np.stack(mask), np.stack(policy), np.stack(value).astype(np.float32)), summary
+        return Samples(np.zeros((0, *game.observation_tensor_shape()), np.float32), np.zeros((0, actions), bool),
+                       np.zeros((0, actions), np.float32), np.zeros((0, 1), np.float32))
+    return Samples(np.stack(obs).astype(np.float32), np.stack(mask), np.stack(policy), np.stack(value).astype(np.float32))

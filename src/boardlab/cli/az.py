@@ -79,6 +79,12 @@ def train(
     init: Annotated[Optional[Path], _opt("--init", "Start the network from this model file's weights (az-*.pt, a run's model.pt or "
                                          "models/iter-NNNN.pt) instead of fresh ones: the same game, and the same --net, --hidden, "
                                          "--layers (a fresh optimiser and an empty replay buffer). Default: fresh weights.")] = None,
+    imitate: Annotated[Optional[str], _opt("--imitate", "Before self-play, learn from the games of this agent (an agent spec, "
+                                           "e.g. ttr-algorithmic; itself in every seat): its moves as the policy's targets, each "
+                                           "seat's result as the value's; evaluated as iteration 0. The positions stay in the replay "
+                                           "buffer until self-play pushes them out. Default: none.")] = None,
+    imitate_games: Annotated[Optional[int], _opt("--imitate-games", "Games of the --imitate agent. Default 1000.")] = None,
+    imitate_steps: Annotated[Optional[int], _opt("--imitate-steps", "Gradient steps on them before the first iteration. Default 1000.")] = None,
     device: Annotated[Optional[str], _opt("--device", "auto (CUDA when torch sees it), cpu or cuda. Default cpu.")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing self-play chunks at once (one core each).")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) "
@@ -87,6 +93,8 @@ def train(
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, game, iterations, positions, "
                                            "hours and cpu_hours (self-play and learning; CPU: this process and its pool's workers), "
                                            "checkpoint, model, curve (PNG or null), last_eval ({random, mcts, previous, optimal, kept}: scores 0..1, or null), "
+                                           "imitation (with --imitate: agent, games, positions, mean_moves, policy_loss, value_loss, "
+                                           "hours, cpu_hours, eval; else null), "
                                            "history (one entry per iteration: iteration, games, positions, policy_loss, value_loss, "
                                            "first_player_return, mean_moves, cut_games (stopped by --max-moves), hours, cpu_hours, "
                                            "eval when evaluated).")] = False,
@@ -94,6 +102,7 @@ def train(
     """Train a policy-value network by self-play with PUCT search (AlphaZero); play it with [b]az:path=RUN/model.pt[/]."""
     from boardlab.core.files import check_output_folder, make_parents
     from boardlab.core.registry import make
+    from boardlab.experiments.az_imitation import CHUNK, ROUND
     from boardlab.experiments.az_training import AZConfig, Trainer, load_run_config
 
     if backend not in ("process", "ray"):
@@ -105,7 +114,8 @@ def train(
              "eval_simulations": eval_simulations, "eval_mcts": eval_mcts, "seed": seed, "device": device,
              "augment": augment, "engine": engine, "discount": discount, "value_target": value_target, "fpu": fpu,
              "solver": solver, "max_moves": max_moves, "random_opening": random_opening,
-             "init": str(init) if init is not None else None}
+             "init": str(init) if init is not None else None, "imitate": imitate, "imitate_games": imitate_games,
+             "imitate_steps": imitate_steps}
     given = {k: v for k, v in given.items() if v is not None}
     if device is not None and device not in ("auto", "cpu", "cuda"):
         raise BoardlabError(f"--device must be auto, cpu or cuda, not {device!r}")
@@ -123,6 +133,8 @@ def train(
     trainer = Trainer(folder, cfg, workers=workers, backend=backend, address=address)
     if not json_out:
         err_console.print(f"run {folder}: {spec}, from iteration {trainer.iteration} to {cfg.iterations}")
+        if cfg.imitate and trainer.imitation is None:
+            err_console.print(f"first learning from {cfg.imitate_games} games of {cfg.imitate} ({cfg.imitate_steps} steps)", markup=False)
     with progress_bar("az", transient=False) as progress:
         task = progress.add_task("az", total=cfg.iterations, completed=trainer.iteration, note="")
 
@@ -133,8 +145,14 @@ def train(
                 note += " " + " ".join(f"{k} {100 * v:.0f}%" for k, v in last["eval"].items() if v is not None)
             progress.update(task, completed=tr.iteration, note=note)
 
+        lesson = progress.add_task(f"games of {cfg.imitate}", total=None, note="", visible=False)
+
+        def report_lesson(done: int, rounds: int) -> None:
+            progress.update(lesson, completed=done, total=rounds, visible=True,
+                            note=f"{min(done * ROUND * CHUNK, cfg.imitate_games)} of {cfg.imitate_games} games")
+
         try:
-            trainer.run(report)
+            trainer.run(report, report_lesson)
         except KeyboardInterrupt:
             err_console.print(f"stopped; the same command resumes from iteration {trainer.iteration}")
             raise typer.Exit(130) from None
@@ -144,12 +162,17 @@ def train(
               "hours": trainer.seconds / 3600, "cpu_hours": trainer.cpu_seconds / 3600,
               "checkpoint": str(trainer.checkpoint_path), "model": str(folder / "model.pt"),
               "curve": str(curve) if curve.exists() else None, "last_eval": evals[-1] if evals else None,
+              "imitation": trainer.imitation,
               "history": trainer.history}
     if json_out:
         print_json(result)
         return
     console.print(f"{folder}: {trainer.iteration} iterations, {trainer.buffer.added} positions, "
                   f"{result['hours'] * 60:.1f} min of self-play and learning")
+    lesson = trainer.imitation
+    if lesson:
+        console.print(f"first lesson: {lesson['games']} games of {lesson['agent']}, {lesson['positions']} positions; then "
+                      + ", ".join(f"{k} {100 * v:.1f} %" for k, v in lesson.get("eval", {}).items() if v is not None), markup=False)
     if evals:
         console.print("last evaluation: " + ", ".join(f"{k} {100 * v:.1f} %" for k, v in evals[-1].items() if v is not None))
     console.print(f"play it: {play_command(spec, folder / 'model.pt')}", markup=False)

@@ -12,6 +12,10 @@ players: its win share at seat-rotated tables of random and of MCTS players,
 on the game's set of solved positions where it provides one (``grading_solver``:
 standard Connect Four's optimal-move set).
 
+With ``imitate`` (an agent spec), the network first learns from that agent's
+games before the first iteration (:mod:`boardlab.experiments.az_imitation`); it
+is evaluated as iteration 0 and the lesson is kept in the checkpoint.
+
 Exact resume: every random choice of iteration ``i`` (the games' seeds, the
 minibatches) is derived from the run's seed and ``i``, the network starts from
 ``torch.manual_seed(seed)``, and the checkpoint written (atomically) after each
@@ -47,6 +51,7 @@ from boardlab.core.records import write_atomic
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
 from boardlab.core.search import FIRST_PLAY_VALUES, solvable, value_outputs
+from boardlab.experiments.az_imitation import agent_games_job, check_teacher, lesson_rounds
 from boardlab.nn.az_learn import ReplayBuffer, train_steps
 from boardlab.nn.az_net import (
     Evaluator,
@@ -65,7 +70,8 @@ RUN_FORMAT = "boardlab-az-run"
 MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
 ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero",
-               "solver": False, "max_moves": 0, "random_opening": 0, "init": ""}
+               "solver": False, "max_moves": 0, "random_opening": 0, "init": "", "imitate": "", "imitate_games": 1000,
+               "imitate_steps": 1000}
 
 
 @dataclass
@@ -104,17 +110,20 @@ class AZConfig:
     random_opening: int = 0  # self-play games start with 0..random_opening random moves (not trained on)
     init: str = ""  # a model file whose weights the network starts from ("": fresh weights from the seed)
     max_moves: int = 0  # self-play games stopped after this many moves count as lost by every seat (0: never)
+    imitate: str = ""  # an agent whose games (itself in every seat) the network learns before self-play ("": none)
+    imitate_games: int = 1000  # games of that agent
+    imitate_steps: int = 1000  # gradient steps on them before the first iteration
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
 
     def check(self) -> None:
         positive = ("iterations", "games", "lockstep", "simulations", "buffer", "batch", "eval_every", "eval_games",
-                    "eval_simulations", "eval_mcts", "hidden", "layers", "channels")
+                    "eval_simulations", "eval_mcts", "hidden", "layers", "channels", "imitate_games")
         for name in positive:
             if getattr(self, name) < 1:
                 raise BoardlabError(f"train az: {name} must be at least 1, not {getattr(self, name)}")
-        for name in ("steps", "temp_moves", "blocks", "seed", "max_moves", "random_opening"):
+        for name in ("steps", "temp_moves", "blocks", "seed", "max_moves", "random_opening", "imitate_steps"):
             if getattr(self, name) < 0:
                 raise BoardlabError(f"train az: {name} must not be negative, not {getattr(self, name)}")
         if not (0 <= self.noise_weight <= 1):
@@ -229,6 +238,8 @@ class Trainer:
         if cfg.solver and solvable(self.game):
             raise BoardlabError(f"train az: --solver proves results in two-player zero-sum games without chance or hidden "
                                 f"information only; {solvable(self.game)}")
+        if cfg.imitate:
+            check_teacher(cfg.imitate, self.game)
         self.device = pick_device(cfg.device)
         torch.manual_seed(cfg.seed)
         self.net = new_network(self.game, cfg.arch()).to(self.device)
@@ -237,6 +248,8 @@ class Trainer:
         self.buffer = ReplayBuffer(cfg.buffer, shape, self.game.num_distinct_actions(), value_outputs(self.game))
         self.iteration = 0
         self.history: list[dict[str, Any]] = []
+        #: what the network learnt from --imitate's games before self-play (None: not yet, or no lesson)
+        self.imitation: dict[str, Any] | None = None
         self.seconds = 0.0  # self-play and learning, evaluation left out
         self.cpu_seconds = 0.0  # the same in CPU time: this process and its pool's workers (not Ray's)
         self.checkpoint_path = self.folder / "checkpoint.pt"
@@ -273,6 +286,7 @@ class Trainer:
         self.history = json.loads(data["history"])
         self.seconds = float(data["seconds"])
         self.cpu_seconds = float(data.get("cpu_seconds", 0.0))
+        self.imitation = json.loads(data["imitation"]) if data.get("imitation") else None
 
     def _model_payload(self) -> dict[str, Any]:
         return model_payload(self.net, self.game.spec(), {"iteration": self.iteration, "seed": self.cfg.seed,
@@ -282,19 +296,58 @@ class Trainer:
         data = {"format": RUN_FORMAT, "config": asdict(self.cfg), "iteration": self.iteration,
                 "model": self._model_payload(), "optimizer": self.optimizer.state_dict(),
                 "buffer": self.buffer.state(), "history": json.dumps(self.history), "seconds": self.seconds,
-                "cpu_seconds": self.cpu_seconds}
+                "cpu_seconds": self.cpu_seconds, "imitation": json.dumps(self.imitation) if self.imitation else ""}
         write_atomic(self.checkpoint_path, _state_bytes(data))
         save_model(self.net, self.folder / "model.pt", self.game.spec(), self._model_payload()["meta"])
         write_atomic(self.folder / "history.json", json.dumps(self.history, indent=1) + "\n")
 
     # --- the loop --------------------------------------------------------------------
-    def run(self, on_iteration: Callable[["Trainer"], None] | None = None) -> None:
+    def run(self, on_iteration: Callable[["Trainer"], None] | None = None,
+            on_lesson: Callable[[int, int], None] | None = None) -> None:
         self.folder.mkdir(exist_ok=True)
         write_atomic(self.folder / "config.json", json.dumps(asdict(self.cfg), indent=1) + "\n")
+        if self.cfg.imitate and self.imitation is None and self.iteration == 0:
+            self.imitate(on_lesson)
         while self.iteration < self.cfg.iterations:
             self.step()
             if on_iteration is not None:
                 on_iteration(self)
+
+    def imitate(self, on_round: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """The lesson before self-play: ``imitate_games`` games of the ``imitate`` agent, their positions added to
+        the buffer and ``imitate_steps`` gradient steps on it, in rounds (``on_round(done, rounds)`` after each);
+        the network is then evaluated as iteration 0
+        (``models/iter-0000.pt``) and the checkpoint saved, so a kill during the lesson replays it whole."""
+        cfg = self.cfg
+        self.folder.mkdir(exist_ok=True)
+        start, cpu = time.perf_counter(), _cpu_time()
+        rounds = lesson_rounds(self.game, cfg.imitate, cfg.imitate_games, cfg.seed, cfg.discount)
+        rng = np.random.default_rng(derive_seed(cfg.seed, "imitate-train"))
+        games: list[dict[str, Any]] = []
+        positions, weighted = 0, {"policy_loss": 0.0, "value_loss": 0.0}
+        for number, items in enumerate(rounds):
+            # rounds, not one pass: the buffer holds a window of the lesson, and the lesson need not fit in memory
+            done = sorted(map_tasks(agent_games_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])
+            samples = Samples.concat([Samples(**arrays) for _, arrays, _ in done])
+            games += [g for _, _, summary in done for g in summary]
+            positions += len(samples)
+            self.buffer.add(samples)
+            steps = cfg.imitate_steps * (number + 1) // len(rounds) - cfg.imitate_steps * number // len(rounds)
+            round_losses = train_steps(self.net, self.optimizer, self.buffer, steps, cfg.batch, rng, self.device, self.symmetries)
+            for key in weighted:
+                weighted[key] += round_losses[key] * steps
+            if on_round is not None:
+                on_round(number + 1, len(rounds))
+        losses = {key: total / max(cfg.imitate_steps, 1) for key, total in weighted.items()}
+        self.seconds += time.perf_counter() - start
+        self.cpu_seconds += _cpu_time() - cpu
+        self.imitation = {"iteration": 0, "agent": check_teacher(cfg.imitate, self.game), "games": len(games),
+                          "positions": positions, "mean_moves": float(np.mean([g["moves"] for g in games])), **losses,
+                          "hours": self.seconds / 3600, "cpu_hours": self.cpu_seconds / 3600}
+        self.imitation.update(self._evaluate(0))
+        self._save()
+        self.plot()
+        return self.imitation
 
     def step(self) -> dict[str, Any]:
         cfg = self.cfg
@@ -345,7 +398,7 @@ class Trainer:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        points = [h for h in self.history if "eval" in h]
+        points = ([self.imitation] if self.imitation and "eval" in self.imitation else []) + [h for h in self.history if "eval" in h]
         fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
         labels = {"optimal": "optimal moves (graded set)", "kept": "moves keeping the result (graded set)", "random": "score vs random",
                   "mcts": f"score vs mcts:iterations={self.cfg.eval_mcts}", "previous": "score vs previous network"}
