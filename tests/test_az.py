@@ -26,7 +26,7 @@ from boardlab.core.errors import BoardlabError, FormatError, SpecError
 from boardlab.core.game import CHANCE, TERMINAL
 from boardlab.core.registry import make
 from boardlab.experiments.az_training import AZConfig, Trainer
-from boardlab.nn.az_learn import ReplayBuffer
+from boardlab.nn.az_learn import ReplayBuffer, train_steps
 from boardlab.nn.az_net import (
     Evaluator,
     load_model,
@@ -467,3 +467,43 @@ def test_evaluate_knows_a_train_az_run_folder_is_az_s(tiny_run):
     result = runner.invoke(app, ["evaluate", str(folder), "--games", "2", "--simulations", "2", "--mcts", "5", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["model"] == str(folder / "model.pt")
+
+
+def test_numbers_too_small_for_a_normal_float_count_as_zero_while_a_network_computes_and_only_then(monkeypatch):
+    """Weight decay leaves the policy weights of actions a game seldom offers near zero; as denormal floats they
+    made each step of a Ticket to Ride network ten times slower. They are flushed while a search evaluates or
+    a run learns, and the process's IEEE floats are back after (tree files and hypothesis rely on them)."""
+    def flushed() -> bool:
+        return (torch.tensor([1e-39], dtype=torch.float32) * 2).item() == 0.0  # 1e-39: below the smallest normal
+
+    game = make("connect4:rows=4,cols=5,k=3")
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1})
+    seen = []
+    net.register_forward_hook(lambda *_: seen.append(flushed()))
+    Evaluator(net).evaluate([game.new_initial_state(0)])
+    assert seen == [True] and not flushed()
+    buffer = ReplayBuffer(8, game.observation_tensor_shape(), 5, 1)
+    state = game.new_initial_state(0)
+    buffer.add(Samples(state.observation_tensor(0)[None], state.legal_actions_mask()[None], np.full((1, 5), 0.2, np.float32),
+                       np.zeros((1, 1), np.float32)))
+    train_steps(net, torch.optim.Adam(net.parameters()), buffer, 2, 4, np.random.default_rng(0), "cpu")
+    assert seen == [True] * 3 and not flushed()
+
+
+def test_a_search_evaluates_on_one_thread_and_gives_the_threads_back(monkeypatch):
+    """A search's few positions at a time lose time to thread hand-offs, the more so where processes share the
+    cores; training, which runs large batches in the same process, keeps its threads."""
+    game = make("connect4:rows=4,cols=5,k=3")
+    torch.manual_seed(0)
+    evaluator = Evaluator(new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1}))
+    seen = []
+    forward = evaluator.net.forward
+    monkeypatch.setattr(evaluator.net, "forward", lambda x: (seen.append(torch.get_num_threads()), forward(x))[1])
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        evaluator.evaluate([game.new_initial_state(0)])
+        assert seen == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

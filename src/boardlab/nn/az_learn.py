@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from boardlab.core.game import Symmetry
-from boardlab.nn.az_net import PolicyValueNet
+from boardlab.nn.az_net import PolicyValueNet, flushed_denormals
 
 FIELDS = ("obs", "mask", "policy", "value")
 
@@ -94,10 +94,12 @@ def train_steps(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buffer: R
     net.train()
     totals = [0.0, 0.0]
     for _ in range(steps):
-        p_loss, v_loss = loss_terms(net, buffer.batch(rng, batch_size, symmetries), device)
-        optimizer.zero_grad()
-        (p_loss + v_loss).backward()
-        optimizer.step()
+        batch = buffer.batch(rng, batch_size, symmetries)
+        with flushed_denormals():
+            p_loss, v_loss = loss_terms(net, batch, device)
+            optimizer.zero_grad()
+            (p_loss + v_loss).backward()
+            optimizer.step()
         totals[0] += p_loss.item()
         totals[1] += v_loss.item()
     net.eval()

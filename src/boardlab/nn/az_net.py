@@ -26,6 +26,8 @@ file made for another game with one clear error.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -43,6 +45,21 @@ from boardlab.core.search import DenseNetwork, value_outputs
 from boardlab.nn.checkpoint import read_checkpoint
 
 MODEL_FORMAT = "boardlab-az-model"
+
+
+@contextmanager
+def flushed_denormals() -> Iterator[None]:
+    """Numbers too small for a normal float count as zero while a network computes, and only then.
+
+    Weight decay drives the policy weights of actions a game seldom offers (most of Ticket to Ride's
+    6,315) towards zero, where floats turn denormal and a CPU multiplies them a hundred times slower: a
+    lesson's gradient steps grew from 0.05 s to over 0.5 s. The processor's setting is put back after,
+    because the rest of a process (tree files, hypothesis) relies on IEEE floats."""
+    torch.set_flush_denormal(True)
+    try:
+        yield
+    finally:
+        torch.set_flush_denormal(False)
 
 
 @dataclass(config=STRICT)
@@ -151,7 +168,17 @@ class Evaluator:
         obs = np.stack([s.observation_tensor(p) for s, p in zip(states, movers)])
         mask = np.stack([s.legal_actions_mask() for s in states])
         x = torch.from_numpy(obs).to(self.device)
-        logits, values = self.net(x)
+        threads = torch.get_num_threads()
+        if self.device == "cpu":
+            # a search asks for a few positions at a time: handing them to threads costs more than it gives
+            # (a Ticket to Ride forward pass of one position took 1.6 ms on two threads, 0.5 on one), and
+            # where processes share the cores (duels beside each other, the web app's AI pool) far more
+            torch.set_num_threads(1)
+        try:
+            with flushed_denormals():
+                logits, values = self.net(x)
+        finally:
+            torch.set_num_threads(threads)
         probs = masked_policy(logits, torch.from_numpy(mask).to(self.device)).cpu().numpy().astype(np.float64)
         rel = values.cpu().numpy().astype(np.float64)
         players = states[0].num_players()
