@@ -507,3 +507,20 @@ def test_a_search_evaluates_on_one_thread_and_gives_the_threads_back(monkeypatch
         assert seen == [1] and torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_cpu_hours_count_the_time_of_jobs_run_in_other_processes(tmp_path, monkeypatch):
+    """A pool's workers come from a fork server, so the operating system never counted them as the run's children:
+    a run on two workers reported a tenth of its CPU time. Each job now reports its own."""
+    import boardlab.experiments.az_training as training
+
+    def elsewhere(fn, tasks, *_args):  # each job as if run in another process for 100 CPU-seconds
+        for task in tasks:
+            result, _pid, _seconds = training.timed(task)
+            yield result, -1, 100.0
+
+    monkeypatch.setattr(training, "map_tasks", elsewhere)
+    trainer = Trainer(tmp_path / "run", _cfg(iterations=1, eval_every=100000))  # 4 games in chunks of 2: two jobs
+    trainer.run()
+    assert 200.0 <= trainer.cpu_seconds < 200.0 + trainer.seconds * 4
+    assert trainer.history[-1]["cpu_hours"] == trainer.cpu_seconds / 3600

@@ -91,7 +91,7 @@ def train(
                                          "or 'ray' (a local Ray instance, or the cluster at --address).")] = "process",
     address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the cluster's address.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP + " Keys: run, game, iterations, positions, "
-                                           "hours and cpu_hours (self-play and learning; CPU: this process and its pool's workers), "
+                                           "hours and cpu_hours (self-play and learning; CPU: this process and its workers' jobs), "
                                            "checkpoint, model, curve (PNG or null), last_eval ({random, mcts, previous, optimal, kept}: scores 0..1, or null), "
                                            "imitation (with --imitate: agent, games, positions, mean_moves, policy_loss, value_loss, "
                                            "hours, cpu_hours, eval; else null), "

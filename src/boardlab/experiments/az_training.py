@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import io
 import json
-import resource
+import os
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -161,10 +161,12 @@ def selfplay_job(item: tuple) -> tuple[int, dict[str, Any], list[dict[str, Any]]
     return index, {"obs": samples.obs, "mask": samples.mask, "policy": samples.policy, "value": samples.value}, summary
 
 
-def _cpu_time() -> float:
-    """CPU seconds of this process and of its finished child processes (the pool's self-play workers)."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+def timed(task: tuple[Callable[[Any], Any], Any]) -> tuple[Any, int, float]:
+    """``fn(item)``, the process that ran it and the CPU seconds it took there: a pool's workers come from a
+    fork server, not from this process, so the operating system never counts them as its children."""
+    fn, item = task
+    start = time.process_time()
+    return fn(item), os.getpid(), time.process_time() - start
 
 
 def is_graded_game(game) -> bool:
@@ -251,7 +253,7 @@ class Trainer:
         #: what the network learnt from --imitate's games before self-play (None: not yet, or no lesson)
         self.imitation: dict[str, Any] | None = None
         self.seconds = 0.0  # self-play and learning, evaluation left out
-        self.cpu_seconds = 0.0  # the same in CPU time: this process and its pool's workers (not Ray's)
+        self.cpu_seconds = 0.0  # the same in CPU time: this process and the workers' jobs (a pool's or Ray's)
         self.checkpoint_path = self.folder / "checkpoint.pt"
         if self.checkpoint_path.exists():
             self._resume()
@@ -313,6 +315,13 @@ class Trainer:
             if on_iteration is not None:
                 on_iteration(self)
 
+    def _jobs(self, fn: Callable[[tuple], tuple], items: list[tuple]) -> tuple[list[tuple], float]:
+        """``fn`` over ``items`` on the run's workers: the results in the items' order (their first element is the
+        index) and the CPU seconds they took in other processes (this process's own clock has the rest)."""
+        done = list(map_tasks(timed, [(fn, item) for item in items], self.workers, self.backend, self.address))
+        elsewhere = sum(seconds for _, pid, seconds in done if pid != os.getpid())
+        return sorted((result for result, _, _ in done), key=lambda r: r[0]), elsewhere
+
     def imitate(self, on_round: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """The lesson before self-play: ``imitate_games`` games of the ``imitate`` agent, their positions added to
         the buffer and ``imitate_steps`` gradient steps on it, in rounds (``on_round(done, rounds)`` after each);
@@ -320,14 +329,16 @@ class Trainer:
         (``models/iter-0000.pt``) and the checkpoint saved, so a kill during the lesson replays it whole."""
         cfg = self.cfg
         self.folder.mkdir(exist_ok=True)
-        start, cpu = time.perf_counter(), _cpu_time()
+        start, cpu = time.perf_counter(), time.process_time()
+        elsewhere = 0.0
         rounds = lesson_rounds(self.game, cfg.imitate, cfg.imitate_games, cfg.seed, cfg.discount)
         rng = np.random.default_rng(derive_seed(cfg.seed, "imitate-train"))
         games: list[dict[str, Any]] = []
         positions, weighted = 0, {"policy_loss": 0.0, "value_loss": 0.0}
         for number, items in enumerate(rounds):
             # rounds, not one pass: the buffer holds a window of the lesson, and the lesson need not fit in memory
-            done = sorted(map_tasks(agent_games_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])
+            done, seconds = self._jobs(agent_games_job, items)
+            elsewhere += seconds
             samples = Samples.concat([Samples(**arrays) for _, arrays, _ in done])
             games += [g for _, _, summary in done for g in summary]
             positions += len(samples)
@@ -340,7 +351,7 @@ class Trainer:
                 on_round(number + 1, len(rounds))
         losses = {key: total / max(cfg.imitate_steps, 1) for key, total in weighted.items()}
         self.seconds += time.perf_counter() - start
-        self.cpu_seconds += _cpu_time() - cpu
+        self.cpu_seconds += time.process_time() - cpu + elsewhere
         self.imitation = {"iteration": 0, "agent": check_teacher(cfg.imitate, self.game), "games": len(games),
                           "positions": positions, "mean_moves": float(np.mean([g["moves"] for g in games])), **losses,
                           "hours": self.seconds / 3600, "cpu_hours": self.cpu_seconds / 3600}
@@ -352,7 +363,7 @@ class Trainer:
     def step(self) -> dict[str, Any]:
         cfg = self.cfg
         it = self.iteration + 1
-        start, cpu = time.perf_counter(), _cpu_time()
+        start, cpu = time.perf_counter(), time.process_time()
         seeds = [derive_seed(cfg.seed, "game", it, g) for g in range(cfg.games)]
         model_bytes = _state_bytes(self._model_payload())
         settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount,
@@ -360,14 +371,14 @@ class Trainer:
                                            cfg.random_opening))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
-        done = sorted(map_tasks(selfplay_job, items, self.workers, self.backend, self.address), key=lambda r: r[0])
+        done, elsewhere = self._jobs(selfplay_job, items)
         samples = Samples.concat([Samples(**arrays) for _, arrays, _ in done])
         games = [g for _, _, summary in done for g in summary]
         self.buffer.add(samples)
         rng = np.random.default_rng(derive_seed(cfg.seed, "train", it))
         losses = train_steps(self.net, self.optimizer, self.buffer, cfg.steps, cfg.batch, rng, self.device, self.symmetries)
         self.seconds += time.perf_counter() - start
-        self.cpu_seconds += _cpu_time() - cpu
+        self.cpu_seconds += time.process_time() - cpu + elsewhere
         self.iteration = it
         first = [g["returns"][0] for g in games]
         entry = {"iteration": it, "games": it * cfg.games, "positions": self.buffer.added, **losses,
