@@ -102,7 +102,6 @@ def train(
     """Train a policy-value network by self-play with PUCT search (AlphaZero); play it with [b]az:path=RUN/model.pt[/]."""
     from boardlab.core.files import check_output_folder, make_parents
     from boardlab.core.registry import make
-    from boardlab.experiments.az_imitation import CHUNK, ROUND
     from boardlab.experiments.az_training import AZConfig, Trainer, load_run_config
 
     if backend not in ("process", "ray"):
@@ -145,11 +144,10 @@ def train(
                 note += " " + " ".join(f"{k} {100 * v:.0f}%" for k, v in last["eval"].items() if v is not None)
             progress.update(task, completed=tr.iteration, note=note)
 
-        lesson = progress.add_task(f"games of {cfg.imitate}", total=None, note="", visible=False)
+        lesson_task = progress.add_task(f"games of {cfg.imitate}", total=None, note="", visible=False)
 
-        def report_lesson(done: int, rounds: int) -> None:
-            progress.update(lesson, completed=done, total=rounds, visible=True,
-                            note=f"{min(done * ROUND * CHUNK, cfg.imitate_games)} of {cfg.imitate_games} games")
+        def report_lesson(played: int, games: int) -> None:
+            progress.update(lesson_task, completed=played, total=games, visible=True, note=f"games of {cfg.imitate}")
 
         try:
             trainer.run(report, report_lesson)

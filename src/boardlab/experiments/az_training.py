@@ -240,8 +240,8 @@ class Trainer:
         if cfg.solver and solvable(self.game):
             raise BoardlabError(f"train az: --solver proves results in two-player zero-sum games without chance or hidden "
                                 f"information only; {solvable(self.game)}")
-        if cfg.imitate:
-            check_teacher(cfg.imitate, self.game)
+        #: the --imitate agent's canonical spec, checked before a folder is made ("": no lesson)
+        self.teacher = check_teacher(cfg.imitate, self.game) if cfg.imitate else ""
         self.device = pick_device(cfg.device)
         torch.manual_seed(cfg.seed)
         self.net = new_network(self.game, cfg.arch()).to(self.device)
@@ -324,7 +324,7 @@ class Trainer:
 
     def imitate(self, on_round: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """The lesson before self-play: ``imitate_games`` games of the ``imitate`` agent, their positions added to
-        the buffer and ``imitate_steps`` gradient steps on it, in rounds (``on_round(done, rounds)`` after each);
+        the buffer and ``imitate_steps`` gradient steps on it, in rounds (``on_round(games played, games)`` after each);
         the network is then evaluated as iteration 0
         (``models/iter-0000.pt``) and the checkpoint saved, so a kill during the lesson replays it whole."""
         cfg = self.cfg
@@ -348,11 +348,11 @@ class Trainer:
             for key in weighted:
                 weighted[key] += round_losses[key] * steps
             if on_round is not None:
-                on_round(number + 1, len(rounds))
+                on_round(len(games), cfg.imitate_games)
         losses = {key: total / max(cfg.imitate_steps, 1) for key, total in weighted.items()}
         self.seconds += time.perf_counter() - start
         self.cpu_seconds += time.process_time() - cpu + elsewhere
-        self.imitation = {"iteration": 0, "agent": check_teacher(cfg.imitate, self.game), "games": len(games),
+        self.imitation = {"iteration": 0, "agent": self.teacher, "games": len(games),
                           "positions": positions, "mean_moves": float(np.mean([g["moves"] for g in games])), **losses,
                           "hours": self.seconds / 3600, "cpu_hours": self.cpu_seconds / 3600}
         self.imitation.update(self._evaluate(0))
