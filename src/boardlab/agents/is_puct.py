@@ -39,7 +39,15 @@ import numpy as np
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import CHANCE, TERMINAL, State
 from boardlab.core.rng import sample_chance
-from boardlab.core.search import ChildStats, PUCTSettings, SearchSnapshot, choose_by_visits, visit_policy
+from boardlab.core.search import (
+    ChildStats,
+    InformationSetResults,
+    PUCTSettings,
+    SearchSnapshot,
+    action_label,
+    check_information_set_search,
+    unfold_information_states,
+)
 
 
 class _Node:
@@ -60,20 +68,14 @@ class _Node:
         self.notation = notation
 
 
-class InformationSetPUCT:
+class InformationSetPUCT(InformationSetResults):
     """One search for the player to move in ``state``; ``settings`` as :class:`PUCTSettings` (no solver, no
     discount), ``rng`` draws the worlds, chance outcomes, root noise and drawn moves."""
 
     engine = "is-puct"
 
     def __init__(self, state: State, settings: PUCTSettings, rng: np.random.Generator) -> None:
-        if state.is_terminal() or state.is_chance_node():
-            raise BoardlabError("is-puct: there is no move to choose in this state (terminal or chance node)")
-        if settings.solve:
-            raise BoardlabError("is-puct: cannot prove results in a game with hidden information")
-        if settings.discount != 1.0:
-            raise BoardlabError(f"is-puct: values are not discounted in games with hidden information (discount "
-                                f"{settings.discount})")
+        check_information_set_search(state, settings)
         self._state = state  # read only through _world(): resample(owner) and the owner's information state
         self.owner = state.current_player()
         self.discount = 1.0
@@ -189,75 +191,16 @@ class InformationSetPUCT:
         root = self._root()
         return dict(root.priors) if root else {}
 
-    def root_value(self) -> float:
-        """The visit-weighted mean value of the root's moves for the owner (0 before any simulation)."""
-        children = self.root_children()
-        total = sum(ch.visits for ch in children)
-        return sum(ch.mean * ch.visits for ch in children) / total if total else 0.0
-
-    def root_proofs(self) -> dict[int, tuple[int, int]]:
-        return {}
-
-    def immediate_wins(self) -> list[int]:
-        return []  # a move that ends the game may win in one world and not in another
-
-    def policy(self, actions: int) -> np.ndarray:
-        return visit_policy(self.root_children(), actions)
-
-    def choose(self, temperature: float) -> int:
-        return choose_by_visits(self.root_children(), self.root_priors(), self.simulations, temperature, self.rng)
-
     def snapshot(self) -> SearchSnapshot:
         """The information states as a tree: node 0 the root, each edge a node, and each information state's
         edges under the edge that first reached it (a state reached again by another path is shown once).
         An edge's ``player`` is the player of the information state it first led to (until one is known,
         the player who chose it); its ``states`` entry is the notation of the world that created its node."""
-        parent, actions, visits, wins, mean, player, created = [-1], [-1], [0], [0], [0.0], [self.owner], [0]
-        moves: list[str | None] = [None]
+        rows = unfold_information_states(self.owner, (
+            (node.parent_edge, node.player, node.created,
+             [(a, node.visits.get(a, 0), node.wins.get(a, 0), node.mean.get(a, 0.0)) for a in node.priors])
+            for node in (self.nodes[key] for key in self.order)))
+        moves: list[str | None] = [None] + [action_label(self._state, a) for a in rows.actions[1:]]
         states: list[str | None] = [self._state.notation()]
-        edge_id: dict[tuple[int, int], int] = {}
-        for index, key in enumerate(self.order):
-            node = self.nodes[key]
-            if index == 0:
-                above = 0
-            elif node.parent_edge is not None and node.parent_edge in edge_id:
-                above = edge_id[node.parent_edge]
-            else:
-                continue
-            if index:
-                player[above] = node.player
-            for action in node.priors:
-                edge_id[(index, action)] = len(parent)
-                parent.append(above)
-                actions.append(action)
-                visits.append(node.visits.get(action, 0))
-                wins.append(node.wins.get(action, 0))
-                mean.append(node.mean.get(action, 0.0))
-                player.append(node.player)  # until an information state below it is known
-                created.append(node.created)
-                moves.append(_label(self._state, action))
-                states.append(node.notation)
-            if index == 0:
-                visits[0] = sum(node.visits.values())
-        return SearchSnapshot(
-            root=self._state.clone(),
-            parent=np.asarray(parent, dtype=np.int64),
-            actions=np.asarray(actions, dtype=np.int64),
-            visits=np.asarray(visits, dtype=np.int64),
-            wins=np.asarray(wins, dtype=np.int64),
-            mean=np.asarray(mean, dtype=np.float64),
-            player=np.asarray(player, dtype=np.int8),
-            created=np.asarray(created, dtype=np.int64),
-            moves=moves,
-            states=states,
-            root_notation=self._state.notation(),
-            engine=self.engine,
-        )
-
-
-def _label(state: State, action: int) -> str:
-    try:
-        return state.action_to_string(action)
-    except Exception:  # an action of another world that the root's position cannot name
-        return str(action)
-
+        states += [self.nodes[self.order[i]].notation for i in rows.origin[1:]]
+        return rows.snapshot(self._state.clone(), moves, states, self._state.notation(), self.engine)

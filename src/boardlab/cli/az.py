@@ -66,8 +66,9 @@ def train(
                                                    "and play the quickest proven win after the drawn moves; two-player zero-sum games without chance. "
                                                    "Default off; runs started before the option resume without it.")] = None,
     engine: Annotated[Optional[str], _opt("--engine", "Self-play search: auto (the game's compiled PUCT where it offers one for the network: "
-                                          "Connect Four with --net mlp, on the CPU; the same searches, many times faster) or generic (games in lockstep, "
-                                          "one forward pass per round). Default auto; runs started before the option resume as generic.")] = None,
+                                          "Connect Four, Dice Wars and Ticket to Ride with --net mlp, on the CPU; the same searches, many times faster) "
+                                          "or generic (games in lockstep, one forward pass per round). Default auto; runs started before the option "
+                                          "resume as generic.")] = None,
     max_moves: Annotated[Optional[int], _opt("--max-moves", "Stop a self-play game after this many moves and train on it as "
                                              "lost by every seat (the game's least utility, as Dice Wars counts a game cancelled at its "
                                              "battle limit), so that stalling never pays; for games whose players can stall "

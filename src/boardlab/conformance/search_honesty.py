@@ -7,7 +7,9 @@ hidden cards). Searching both with the same seed and the same network must give
 the same network inputs, in the same order, the same visit counts and the same
 move. The network here is a fixed random projection of the observation tensor
 (no training, no torch): any dependence on the hidden cards shows in its inputs.
-A search that reads the true state (the peeking control in the tests) fails.
+A search that reads the true state (the peeking control in the tests) fails. A game's compiled
+PUCT engine (``GAME.puct``), which the ``az`` agent uses in its place, is checked the same way with a
+random network of its own (its inputs are not logged: the visits and the move must agree).
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from typing import Callable
 
 import numpy as np
 
+from boardlab.conformance.capabilities import random_network
 from boardlab.conformance.failures import expect
 from boardlab.conformance.playing import sampled_states
+from boardlab.core.engines import puct_engine
 from boardlab.core.game import Game, State
 from boardlab.core.search import PUCTSettings
 
@@ -65,24 +69,42 @@ def told_apart(a: State, b: State, moves: int = 40) -> bool:
 
 
 def search_trace(make_search: Callable, state: State, game: Game, simulations: int, seed: int) -> tuple:
-    """The network inputs, root visits and chosen move of one search of ``state`` from ``seed``."""
+    """The network inputs, root visits and chosen move of one search of ``state`` from ``seed``; a compiled
+    engine (one that runs itself, with its own network) logs no inputs."""
     from boardlab.agents.puct import run_simulations
 
     network = ProjectionNetwork(game)
     search = make_search(state, PUCTSettings(c=1.5), np.random.default_rng(seed))
-    run_simulations([search], simulations, network.evaluate)
+    if hasattr(search, "run"):
+        search.run(simulations)
+    else:
+        run_simulations([search], simulations, network.evaluate)
     visits = sorted((ch.action, ch.visits) for ch in search.root_children())
     return network.inputs, visits, search.choose(0.0)
+
+
+def compiled_search(game: Game, engine: Callable | None = None) -> Callable | None:
+    """``make_search`` for ``game``'s compiled PUCT engine (or ``engine``, a class of the same signature)
+    with a fixed random network, or None when the game has none."""
+    factory = engine or puct_engine(game)
+    if factory is None:
+        return None
+    network = random_network(game)
+    return lambda state, settings, rng: factory(state, network, settings, rng)
 
 
 def check_search_honesty(game: Game, make_search: Callable | None = None, games: int = 3, per_game: int = 4,
                          simulations: int = 48) -> int:
     """Run the check on ``make_search(state, settings, rng)`` (default: the az agent's search); returns the
     number of twin pairs that differ in their hidden part: 0 when no redraw along these games changed what
-    is still to come (in Goofspiel through OpenSpiel, say), so that nothing could be tested."""
+    is still to come (in Goofspiel through OpenSpiel, say), so that nothing could be tested. By default
+    both searches the ``az`` agent may use are checked: the generic one and the game's compiled engine."""
     if make_search is None:
         from boardlab.agents.puct import new_search
 
+        compiled = compiled_search(game)
+        if compiled is not None:
+            check_search_honesty(game, compiled, games, per_game, simulations)
         make_search = new_search
     pairs = 0
     for seed in range(games):

@@ -16,9 +16,10 @@ and the :class:`PUCTSettings`), which must search exactly as the generic one doe
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, Sequence, overload
 
 import numpy as np
 from numba import njit
@@ -210,6 +211,37 @@ def subtree_mask(parent: np.ndarray, root: int) -> np.ndarray:
 
 
 # --- PUCT (AlphaZero) search: what a game's compiled engine shares with the generic one -----------
+@njit(cache=True)
+def dense_verdict(w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value, x, legal, count, priors, values,
+                  mover):
+    """A :class:`DenseNetwork`'s verdict in compiled code, as torch gives it: from the observation ``x`` of
+    the player ``mover``, the softmax of the logits of ``legal[:count]`` into ``priors`` (in float32, as
+    torch's masked one, then float64) and each seat's value into ``values`` (seat order; one row per seat
+    of the network, relative to the mover)."""
+    zero = np.float32(0.0)
+    h = np.maximum(np.dot(w_in, x) + b_in, zero)
+    for layer in range(w_hidden.shape[0]):
+        h = np.maximum(np.dot(w_hidden[layer], h) + b_hidden[layer], zero)
+    logits = np.empty(count, dtype=np.float32)
+    top = -np.inf
+    for i in range(count):
+        logit = np.dot(w_policy[legal[i]], h) + b_policy[legal[i]]
+        logits[i] = logit
+        if logit > top:
+            top = logit
+    total = np.float32(0.0)
+    for i in range(count):
+        e = np.float32(math.exp(logits[i] - top))
+        logits[i] = e
+        total += e
+    for i in range(count):
+        priors[i] = np.float64(logits[i] / total)
+    v = np.dot(w_value, h) + b_value
+    players = values.shape[0]
+    for j in range(v.shape[0]):
+        values[(mover + j) % players] = np.float64(np.float32(math.tanh(v[j])))
+
+
 def value_outputs(game: "Game") -> int:
     """How many values a policy-value network gives: 1 for a two-player zero-sum game (the value of
     the player to move; the other's is its negation), else one per player."""
@@ -364,3 +396,148 @@ def proven_choice(children: list[ChildStats], proofs: dict[int, tuple[int, int]]
     if top.action not in lost:
         return None
     return max((ch for ch in children if ch.action not in lost), key=lambda ch: (ch.visits, ch.mean, -ch.action)).action
+
+
+# --- information-set search: what the generic search and compiled ones share ---------------------------
+@dataclass
+class InformationStateRows:
+    """The rows of a tree of information states as :class:`SearchSnapshot` takes them; ``origin`` is the
+    index of the information state each row's edge leaves (-1 for the root row)."""
+
+    parent: list[int] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    visits: list[int] = field(default_factory=list)
+    wins: list[int] = field(default_factory=list)
+    mean: list[float] = field(default_factory=list)
+    player: list[int] = field(default_factory=list)
+    created: list[int] = field(default_factory=list)
+    origin: list[int] = field(default_factory=list)
+
+    def snapshot(self, root: State, moves: Sequence[str | None], states: Sequence[str | None], root_notation: str,
+                 engine: str) -> SearchSnapshot:
+        return SearchSnapshot(
+            root=root,
+            parent=np.asarray(self.parent, dtype=np.int64),
+            actions=np.asarray(self.actions, dtype=np.int64),
+            visits=np.asarray(self.visits, dtype=np.int64),
+            wins=np.asarray(self.wins, dtype=np.int64),
+            mean=np.asarray(self.mean, dtype=np.float64),
+            player=np.asarray(self.player, dtype=np.int8),
+            created=np.asarray(self.created, dtype=np.int64),
+            moves=moves,
+            states=states,
+            root_notation=root_notation,
+            engine=engine,
+        )
+
+
+def unfold_information_states(owner: int, nodes: Iterable[tuple[tuple[int, int] | None, int, int,
+                                                                     list[tuple[int, int, int, float]]]]) -> InformationStateRows:
+    """A tree of information states, in creation order (the first the root), as rows: node 0 the root, each
+    edge a row under the edge that first reached its information state (one reached again by another path
+    is shown once; one whose first edge is not shown is left out). Each node is ``(parent_edge, player,
+    created, edges)``: the (node index, action) that first reached it, the seat to move there, the
+    simulation that made it and its edges ``(action, visits, wins, mean)``. An edge's ``player`` is the
+    seat of the information state it first led to (until one is known, the seat that chose it)."""
+    rows = InformationStateRows([-1], [-1], [0], [0], [0.0], [owner], [0], [-1])
+    edge_row: dict[tuple[int, int], int] = {}
+    for index, (parent_edge, player, created, edges) in enumerate(nodes):
+        if index == 0:
+            above = 0
+        elif parent_edge is not None and parent_edge in edge_row:
+            above = edge_row[parent_edge]
+            rows.player[above] = player
+        else:
+            continue
+        for action, visits, wins, mean in edges:
+            edge_row[(index, action)] = len(rows.parent)
+            rows.parent.append(above)
+            rows.actions.append(action)
+            rows.visits.append(visits)
+            rows.wins.append(wins)
+            rows.mean.append(mean)
+            rows.player.append(player)  # until an information state below it is known
+            rows.created.append(created)
+            rows.origin.append(index)
+        if index == 0:
+            rows.visits[0] = sum(rows.visits[1:])
+    return rows
+
+
+def action_label(state: State, action: int) -> str:
+    """``state.action_to_string(action)``, or the number for an action of another world that ``state`` cannot name."""
+    try:
+        return state.action_to_string(action)
+    except Exception:  # noqa: BLE001 - a game may raise anything for an action it does not know
+        return str(action)
+
+
+class LazyColumn(Sequence[str | None]):
+    """A snapshot's column of labels or positions that ``compute()`` gives all at once, on first access (an
+    agent snapshots every move; a viewer reads few of them)."""
+
+    def __init__(self, length: int, compute: Callable[[], list[str | None]]) -> None:
+        self._length, self._compute = length, compute
+        self._values: list[str | None] | None = None
+
+    def _all(self) -> list[str | None]:
+        if self._values is None:
+            self._values = self._compute()
+        return self._values
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> str | None: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str | None]: ...
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+
+def check_information_set_search(state: State, settings: PUCTSettings) -> None:
+    """Refuse what an information-set search cannot do: search a state with no move to choose, prove
+    results or discount values (a result is not known in every world alike)."""
+    if state.is_terminal() or state.is_chance_node():
+        raise BoardlabError("is-puct: there is no move to choose in this state (terminal or chance node)")
+    if settings.solve:
+        raise BoardlabError("is-puct: cannot prove results in a game with hidden information")
+    if settings.discount != 1.0:
+        raise BoardlabError(f"is-puct: values are not discounted in games with hidden information (discount "
+                            f"{settings.discount})")
+
+
+class InformationSetResults:
+    """What an information-set search reports from its root's edges (``root_children``, ``root_priors``,
+    ``simulations`` and ``rng`` come from the search): shared by the generic search and compiled ones."""
+
+    simulations: int
+    rng: np.random.Generator
+
+    def root_children(self) -> list[ChildStats]:
+        raise NotImplementedError
+
+    def root_priors(self) -> dict[int, float]:
+        raise NotImplementedError
+
+    def root_value(self) -> float:
+        """The visit-weighted mean value of the root's moves for the owner (0 before any simulation)."""
+        children = self.root_children()
+        total = sum(ch.visits for ch in children)
+        return sum(ch.mean * ch.visits for ch in children) / total if total else 0.0
+
+    def root_proofs(self) -> dict[int, tuple[int, int]]:
+        return {}
+
+    def immediate_wins(self) -> list[int]:
+        return []  # a move that ends the game may win in one world and not in another
+
+    def policy(self, actions: int) -> np.ndarray:
+        return visit_policy(self.root_children(), actions)
+
+    def choose(self, temperature: float) -> int:
+        return choose_by_visits(self.root_children(), self.root_priors(), self.simulations, temperature, self.rng)
+

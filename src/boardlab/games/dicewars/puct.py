@@ -30,8 +30,6 @@ the placement, kept in a side table), and that makes every node one exact positi
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import overload
 
 import numpy as np
 from numba import njit
@@ -42,9 +40,11 @@ from boardlab.core.rng import kernel_rng
 from boardlab.core.search import (
     ChildStats,
     DenseNetwork,
+    LazyColumn,
     PUCTSettings,
     SearchSnapshot,
     choose_by_visits,
+    dense_verdict,
     grow_rows,
     run_in_chunks,
     solvable,
@@ -123,13 +123,8 @@ def judge(owner, dice, reserve, turn, adj, deg, upper, w_in, b_in, w_hidden, b_h
     (end the turn, then the attacks in the game's order; their count is returned), the softmax of
     their logits in ``priors`` and each seat's value in ``values`` (seat order)."""
     n = owner.shape[0]
-    players = reserve.shape[0]
     mover = turn[0]
     observe(owner, dice, reserve, turn, adj, deg, upper, x)
-    zero = np.float32(0.0)
-    h = np.maximum(np.dot(w_in, x) + b_in, zero)
-    for layer in range(w_hidden.shape[0]):
-        h = np.maximum(np.dot(w_hidden[layer], h) + b_hidden[layer], zero)
     src = np.empty(n * 8, dtype=np.int64)
     dst = np.empty(n * 8, dtype=np.int64)
     m = list_attacks(owner, dice, adj, deg, mover, src, dst)
@@ -137,24 +132,8 @@ def judge(owner, dice, reserve, turn, adj, deg, upper, w_in, b_in, w_hidden, b_h
     for i in range(m):
         legal[1 + i] = 1 + src[i] * n + dst[i]
     count = m + 1
-    # a float32 softmax over the legal actions, as torch's masked one, then in float64
-    logits = np.empty(count, dtype=np.float32)
-    top = -np.inf
-    for i in range(count):
-        logit = np.dot(w_policy[legal[i]], h) + b_policy[legal[i]]
-        logits[i] = logit
-        if logit > top:
-            top = logit
-    total = np.float32(0.0)
-    for i in range(count):
-        e = np.float32(math.exp(logits[i] - top))
-        logits[i] = e
-        total += e
-    for i in range(count):
-        priors[i] = np.float64(logits[i] / total)
-    v = np.dot(w_value, h) + b_value
-    for j in range(v.shape[0]):
-        values[(mover + j) % players] = np.float64(np.float32(math.tanh(v[j])))
+    dense_verdict(w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value, x, legal, count, priors, values,
+                  mover)
     return count
 
 
@@ -494,8 +473,8 @@ class CompiledDiceWarsPUCT:
             mean=self.floats[:used, MEAN].copy(),
             player=player,
             created=i[:, CREATED].astype(np.int64),
-            moves=ReplayedColumn(replay, "labels"),
-            states=ReplayedColumn(replay, "notations"),
+            moves=LazyColumn(len(i), replay.labels),
+            states=LazyColumn(len(i), replay.notations),
             root_notation=self.root.notation(),
             engine=self.engine,
             extra={"priors": self.floats[:used, PRIOR].copy()},
@@ -559,29 +538,3 @@ class Replay:
 
     def notations(self) -> list[str | None]:
         return [state.notation() for state in self.positions()]
-
-
-class ReplayedColumn(Sequence[str | None]):
-    """One column of a :class:`Replay` (``labels`` or ``notations``), computed on first access."""
-
-    def __init__(self, replay: Replay, column: str) -> None:
-        self.replay, self.column = replay, column
-        self._values: list[str | None] | None = None
-
-    def _all(self) -> list[str | None]:
-        if self._values is None:
-            self._values = getattr(self.replay, self.column)()
-        return self._values
-
-    def __len__(self) -> int:
-        return len(self.replay.ints)
-
-    @overload
-    def __getitem__(self, index: int) -> str | None: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str | None]: ...
-
-    def __getitem__(self, index):
-        return self._all()[index]
-

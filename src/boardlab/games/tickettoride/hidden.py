@@ -75,6 +75,48 @@ def resample(state, player: int, rng: Any):
     return other
 
 
+class PackedWorlds:
+    """Worlds ``player`` cannot tell from ``state``, drawn as :func:`resample` draws them but written
+    straight into the kernel's array (:func:`boardlab.games.tickettoride.kernel.pack`), for a search
+    that draws one per simulation: what every draw keeps (the unseen cards of each epoch, the colours each
+    opponent must have drawn, the tickets' positions) is worked out once. From the same generator
+    ``draw`` gives ``pack(resample(state, player, rng))``, and beside it what each opponent privately
+    knows in that world (its blind draws and the tickets offered to it: with the public part, which
+    every world shares, its information state)."""
+
+    def __init__(self, state, player: int) -> None:
+        from boardlab.games.tickettoride.kernel import pack
+
+        if state.phase == 4:
+            raise ValueError("PackedWorlds: the game is over, nothing is hidden")
+        self.state = state
+        self.base = pack(state)
+        self.tickets = _TicketProblem(state, set(state.offered[player]))
+        self.cards = _CardProblem(state, player)
+        self.blind = {q: [i for i, (_, dest, _) in enumerate(state.draws) if dest == q] for q in self.cards.opponents}
+
+    def draw(self, rng: np.random.Generator) -> tuple[np.ndarray, dict[int, tuple[tuple[int, ...], tuple[int, ...]]]]:
+        """One world's kernel array, and per opponent its blind draws' cards and offered tickets there."""
+        from boardlab.games.tickettoride.kernel import DECK, HANDS, OFFERS, SEED, TDECK, TICKETS
+
+        stats["resamples"] += 1
+        state, S = self.state, self.base.copy()
+        S[SEED] = np.uint64(int(rng.integers(2**62))).view(np.int64)
+        _, mapping = self.tickets.mapping(rng)
+        S[TDECK:TDECK + len(state.ticket_deck)] = [mapping[t] for t in state.ticket_deck]
+        for p in range(state.n):
+            S[TICKETS + 30 * p:TICKETS + 30 * p + len(state.tickets[p])] = [mapping[t] for t in state.tickets[p]]
+            S[OFFERS + 3 * p:OFFERS + 3 * p + len(state.offers[p])] = [mapping[t] for t in state.offers[p]]
+        assignment = self.cards.deal(rng)
+        slots = self.cards.deck_slots
+        S[DECK:DECK + slots] = [assignment[j - slots] for j in range(slots)]  # the top card last
+        private = {}
+        for q in self.cards.opponents:
+            S[HANDS + 9 * q:HANDS + 9 * q + 9] = self.cards.hand(q, assignment)
+            private[q] = (tuple(assignment[i] for i in self.blind[q]), tuple(mapping[t] for t in state.offered[q]))
+        return S, private
+
+
 def redraw_unseen(state, rng: Any):
     """What no seat has seen drawn afresh (for an undo that must not show the future): the order
     of the deck, the tickets never offered to anybody, and the reshuffles to come. Every hand,
@@ -91,18 +133,29 @@ def redraw_unseen(state, rng: Any):
 
 
 # --- tickets ------------------------------------------------------------------------
+class _TicketProblem:
+    """What a redraw of the tickets not in ``seen`` keeps: the positions whose tickets are known, and the
+    tickets to deal to the others."""
+
+    def __init__(self, state, seen: set[int]) -> None:
+        order = self.order = state.ticket_order
+        self.position = {ticket: i for i, ticket in enumerate(order)}
+        known = set(self.position[t] for t in seen)
+        self.unknown_positions = [i for i in range(len(order)) if i not in known]
+        self.unseen = [t for t in range(len(order)) if t not in seen]
+
+    def mapping(self, rng: np.random.Generator) -> tuple[list[int], dict[int, int]]:
+        """A new order of the first shuffle and each ticket's new identity (one permutation from ``rng``)."""
+        new_order = list(self.order)
+        shuffled = rng.permutation(len(self.unseen))
+        for pos, k in zip(self.unknown_positions, shuffled):
+            new_order[pos] = self.unseen[int(k)]
+        return new_order, {ticket: new_order[self.position[ticket]] for ticket in self.order}
+
+
 def _redraw_tickets(state, other, seen: set[int], rng: np.random.Generator) -> None:
     """Every ticket not in ``seen`` gets one of the unseen tickets, position by position (see the module docstring)."""
-    order = state.ticket_order
-    position = {ticket: i for i, ticket in enumerate(order)}
-    known = set(position[t] for t in seen)
-    unknown_positions = [i for i in range(len(order)) if i not in known]
-    unseen = [t for t in range(len(order)) if t not in seen]
-    new_order = list(order)
-    shuffled = rng.permutation(len(unseen))
-    for pos, k in zip(unknown_positions, shuffled):
-        new_order[pos] = unseen[int(k)]
-    mapping = {ticket: new_order[position[ticket]] for ticket in order}
+    new_order, mapping = _TicketProblem(state, seen).mapping(rng)
     other.ticket_order = new_order
     other.ticket_deck = [mapping[t] for t in state.ticket_deck]
     other.tickets = [[mapping[t] for t in held] for held in state.tickets]
@@ -111,52 +164,57 @@ def _redraw_tickets(state, other, seen: set[int], rng: np.random.Generator) -> N
 
 
 # --- cards --------------------------------------------------------------------------
-def _redraw_cards(state, other, player: int, rng: np.random.Generator) -> None:
-    draws = state.draws
-    epochs = len(state.epoch_sets)
-    # unseen cards of each epoch, and the slots they went to (opponents' blind draws, the deck's rest)
-    pools = [list(s) for s in state.epoch_sets]
-    slots: list[list[int]] = [[] for _ in range(epochs)]
-    for i, (epoch, dest, card) in enumerate(draws):
-        if dest < 0 or dest == player:
-            pools[epoch][card] -= 1
-        else:
-            slots[epoch].append(i)
-    deck_slots = len(state.deck)  # the deck's rest belongs to the current epoch; slot ids -1 - k (k-th from the top)
-    slots[state.epoch].extend(-1 - k for k in range(deck_slots))
-    opponents = [q for q in range(state.n) if q != player]
-    units = _requirements(state, opponents)
-    # three face-up locomotives left in place say that no clean row could be laid: keep it so
-    stuck = state.faceup.count(LOCO) >= 3
-    assignment = None
-    for attempt in range(ATTEMPTS):
-        if attempt:
-            stats["retries"] += 1
-        forced = _force(state, units, [p.copy() for p in pools], rng)
-        if forced is None:
-            continue  # a fresh search in another random order often finds what a deep one misses
-        assignment = _deal(pools, slots, forced, rng)
-        if not stuck or not _clean_row_possible(state, assignment, deck_slots):
-            break
+class _CardProblem:
+    """What a redraw of the cards ``player`` has not seen keeps (see the module docstring): per deck epoch
+    the unseen cards and the places they went to, and the colours each opponent must have drawn blind."""
+
+    def __init__(self, state, player: int) -> None:
+        self.state = state
+        epochs = len(state.epoch_sets)
+        # unseen cards of each epoch, and the slots they went to (opponents' blind draws, the deck's rest)
+        self.pools = [list(s) for s in state.epoch_sets]
+        self.slots: list[list[int]] = [[] for _ in range(epochs)]
+        for i, (epoch, dest, card) in enumerate(state.draws):
+            if dest < 0 or dest == player:
+                self.pools[epoch][card] -= 1
+            else:
+                self.slots[epoch].append(i)
+        # the deck's rest belongs to the current epoch; slot ids -1 - k (k-th from the top)
+        self.deck_slots = len(state.deck)
+        self.slots[state.epoch].extend(-1 - k for k in range(self.deck_slots))
+        self.opponents = [q for q in range(state.n) if q != player]
+        self.units = _requirements(state, self.opponents)
+        # three face-up locomotives left in place say that no clean row could be laid: keep it so
+        self.stuck = state.faceup.count(LOCO) >= 3
+
+    def deal(self, rng: np.random.Generator) -> dict[int, int]:
+        """A card for every unseen place: blind draw ``i`` (its index in ``state.draws``) or the deck's
+        ``k``-th card from the top (``-1 - k``)."""
+        state, pools, slots = self.state, self.pools, self.slots
         assignment = None
-    if assignment is None:
-        stats["pooled"] += 1
-        forced = _force(state, units, [p.copy() for p in pools], rng, pooled=True)
-        assignment = _deal_pooled(pools, slots, forced, rng)
-    new_draws = list(draws)
-    for i, card in assignment.items():
-        if i >= 0:
-            epoch, dest, _ = draws[i]
-            new_draws[i] = (epoch, dest, card)
-    other.draws = new_draws
-    top = [assignment[-1 - k] for k in range(deck_slots)]
-    other.deck = top[::-1]  # the deck list keeps its top card last
-    for q in opponents:
+        for attempt in range(ATTEMPTS):
+            if attempt:
+                stats["retries"] += 1
+            forced = _force(state, self.units, [p.copy() for p in pools], rng)
+            if forced is None:
+                continue  # a fresh search in another random order often finds what a deep one misses
+            assignment = _deal(pools, slots, forced, rng)
+            if not self.stuck or not _clean_row_possible(state, assignment, self.deck_slots):
+                break
+            assignment = None
+        if assignment is None:
+            stats["pooled"] += 1
+            forced = _force(state, self.units, [p.copy() for p in pools], rng, pooled=True)
+            assignment = _deal_pooled(pools, slots, forced, rng)
+        return assignment
+
+    def hand(self, q: int, assignment: dict[int, int]) -> list[int]:
+        """Opponent ``q``'s hand under ``assignment``: what it drew minus what it paid."""
         hand = [0] * 9
-        for event in state.timeline[q]:
+        for event in self.state.timeline[q]:
             kind = event[0]
             if kind == "h":
-                hand[new_draws[event[1]][2]] += 1
+                hand[assignment[event[1]]] += 1
             elif kind == "k":
                 hand[event[1]] += 1
             else:
@@ -164,7 +222,23 @@ def _redraw_cards(state, other, player: int, rng: np.random.Generator) -> None:
                     hand[c] -= n
         if min(hand) < 0:  # cannot happen: the forced deal pays for every route
             raise AssertionError(f"resample gave player {q} the hand {hand}")
-        other.hands[q] = hand
+        return hand
+
+
+def _redraw_cards(state, other, player: int, rng: np.random.Generator) -> None:
+    problem = _CardProblem(state, player)
+    assignment = problem.deal(rng)
+    draws = state.draws
+    new_draws = list(draws)
+    for i, card in assignment.items():
+        if i >= 0:
+            epoch, dest, _ = draws[i]
+            new_draws[i] = (epoch, dest, card)
+    other.draws = new_draws
+    top = [assignment[-1 - k] for k in range(problem.deck_slots)]
+    other.deck = top[::-1]  # the deck list keeps its top card last
+    for q in problem.opponents:
+        other.hands[q] = problem.hand(q, assignment)
 
 
 def _clean_row_possible(state, assignment: dict[int, int], deck_slots: int) -> bool:
@@ -283,4 +357,4 @@ def _deal_pooled(pools: list[list[int]], slots: list[list[int]], forced: dict[in
     return assignment
 
 
-__all__ = ["resample", "stats"]
+__all__ = ["PackedWorlds", "resample", "stats"]

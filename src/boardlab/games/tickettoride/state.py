@@ -193,7 +193,7 @@ class TicketToRide(Game):
         player_names=PLAYER_NAMES,
         player_colors=PLAYER_COLOURS,
         renderer="boardlab.games:tickettoride/board.js",
-        provides=frozenset({"observation_tensor", "information_state_string", "compiled_playouts"}),
+        provides=frozenset({"observation_tensor", "information_state_string", "compiled_playouts", "compiled_puct"}),
         min_utility=0.0,  # a win is 1, shared among the winners
     )
     parameters = {
