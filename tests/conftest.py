@@ -16,7 +16,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "boardlab"))
 SLOW_FILES = {
     # the web app and the arena, end to end
     "test_fair_play.py", "test_web_api.py", "test_web_boards_api.py", "test_web_endgame.py", "test_web_fuzz.py",
-    "test_web_hardening.py", "test_web_serve.py", "test_web_views.py", "test_arena_ray.py", "test_arena_tournament.py",
+    "test_web_hardening.py", "test_web_serve.py", "test_web_views.py", "test_arena_ray.py", "test_arena_tournament.py", "test_arena_pool.py",
     "test_arena_resolved_options.py", "test_arena_ratings.py",
     # the command line in subprocesses, and every file reader fuzzed
     "test_cli_hardening.py", "test_nothanks_cli.py", "test_fuzz_files.py",

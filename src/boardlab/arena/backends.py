@@ -18,7 +18,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Iterator, Sequence, TypeVar
 
 from boardlab.arena.schedule import ScheduledGame
 from boardlab.arena.store import GameResult
@@ -26,6 +26,8 @@ from boardlab.arena.worker import Job, play_chunk
 from boardlab.core.errors import BoardlabError
 
 BACKENDS = ("process", "ray")
+
+T = TypeVar("T")
 
 
 def default_workers() -> int:
@@ -36,7 +38,7 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def chunked(games: Sequence[ScheduledGame], workers: int) -> list[list[ScheduledGame]]:
+def chunked(games: Sequence[T], workers: int) -> list[list[T]]:
     """Split ``games`` into chunks: about 8 per worker, at most 32 games each."""
     size = max(1, min(32, len(games) // (8 * workers)))
     return [list(games[i : i + size]) for i in range(0, len(games), size)]

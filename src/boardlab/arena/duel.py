@@ -8,9 +8,11 @@ seat, because the first player's advantage is large in most games.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
+from boardlab.agents.base import Agent
 from boardlab.agents.registry import make_agent
+from boardlab.arena.backends import chunked, map_tasks
 from boardlab.arena.play import play_game
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
@@ -49,6 +51,15 @@ class DuelResult:
     #: each agent's decisions and the wall seconds its steps took, over all games
     moves: list[int] = field(default_factory=lambda: [0, 0])
     seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])
+
+    def absorb(self, other: DuelResult) -> None:
+        """Add another part of the same duel (other games of it) to this one."""
+        self.wins, self.draws, self.losses = self.wins + other.wins, self.draws + other.draws, self.losses + other.losses
+        for mine, theirs in zip(self.by_seat, other.by_seat):
+            mine.games, mine.wins, mine.draws, mine.losses = (mine.games + theirs.games, mine.wins + theirs.wins,
+                                                              mine.draws + theirs.draws, mine.losses + theirs.losses)
+        self.moves = [a + b for a, b in zip(self.moves, other.moves)]
+        self.seconds = [a + b for a, b in zip(self.seconds, other.seconds)]
 
     @property
     def seconds_per_move(self) -> list[float | None]:
@@ -90,23 +101,47 @@ def duel(
     seed: int = 0,
     keep_records: bool = False,
     on_game: Callable[[int, GameRecord], None] | None = None,
+    workers: int = 1,
+    backend: str = "process",
+    address: str | None = None,
 ) -> DuelResult:
     """Play ``games`` games of ``spec_a`` against ``spec_b``; ``spec_a`` starts the even-numbered ones.
 
     Game ``i`` uses seed ``derive_seed(seed, i)``, so any single game can be
-    replayed on its own.
+    replayed on its own, and ``workers`` > 1 (or the Ray ``backend``) plays the
+    same games in chunks on a pool; ``on_game(index, record)`` is then called as
+    each chunk comes back, in any order, and the records are kept in game order.
     """
     if game.num_players() != 2:
         raise BoardlabError(f"a duel needs a two-player game; {game.name} here has {game.num_players()} players")
     if games < 1:
         raise BoardlabError("a duel needs at least one game")
-    agent_a = make_agent(spec_a, game)
-    agent_b = make_agent(spec_b, game)
-    for agent in (agent_a, agent_b):
+    agents = (make_agent(spec_a, game), make_agent(spec_b, game))
+    for agent in agents:
         if agent.interactive:
             raise BoardlabError(f"agent {agent.spec!r} needs a person; use 'boardlab play' instead")
-    result = DuelResult(game.spec(), (agent_a.spec, agent_b.spec), seed)
-    for index in range(games):
+    result = DuelResult(game.spec(), (agents[0].spec, agents[1].spec), seed)
+    if backend == "process" and workers <= 1:
+        _play_duel_games(game, agents, range(games), result, keep_records, on_game)
+        return result
+    tasks = [(game.spec(), spec_a, spec_b, chunk, seed, keep_records or on_game is not None)
+             for chunk in chunked(list(range(games)), workers)]
+    parts: list[tuple[int, list[GameRecord]]] = []
+    for first, part in map_tasks(_duel_chunk, tasks, workers, backend, address):
+        result.absorb(part)
+        for index, record in enumerate(part.records, start=first):
+            if on_game is not None:
+                on_game(index, record)
+        parts.append((first, part.records))
+    if keep_records:  # each chunk is a run of consecutive games
+        result.records = [record for _, records in sorted(parts, key=lambda part: part[0]) for record in records]
+    return result
+
+
+def _play_duel_games(game: Game, agents: tuple[Agent, Agent], indices: Iterable[int], result: DuelResult,
+                     keep_records: bool, on_game: Callable[[int, GameRecord], None] | None) -> None:
+    agent_a, agent_b = agents
+    for index in indices:
         seat_a = index % 2
         seats = [agent_a, agent_b] if seat_a == 0 else [agent_b, agent_a]
 
@@ -115,7 +150,7 @@ def duel(
             result.moves[which] += 1
             result.seconds[which] += seconds
 
-        record = play_game(game, seats, derive_seed(seed, index), on_step=timed)
+        record = play_game(game, seats, derive_seed(result.seed, index), on_step=timed)
         margin = record.returns[seat_a] - record.returns[1 - seat_a]
         outcome = (margin > 0) - (margin < 0)
         if outcome > 0:
@@ -129,4 +164,15 @@ def duel(
             result.records.append(record)
         if on_game is not None:
             on_game(index, record)
-    return result
+
+
+def _duel_chunk(task: tuple[str, str, str, list[int], int, bool]) -> tuple[int, DuelResult]:
+    """A pool worker's share of a duel (module level: it is pickled): its first game's index and its results."""
+    from boardlab.core.registry import make
+
+    game_spec, spec_a, spec_b, indices, seed, keep_records = task
+    game = make(game_spec)
+    agents = (make_agent(spec_a, game), make_agent(spec_b, game))
+    part = DuelResult(game.spec(), (agents[0].spec, agents[1].spec), seed)
+    _play_duel_games(game, agents, indices, part, keep_records, None)
+    return indices[0], part

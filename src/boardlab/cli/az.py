@@ -197,6 +197,11 @@ def evaluate(
                                                           "the option for more), after random and MCTS; in games of more players a "
                                                           "mixed table as specs joined by + (dw-ste+dw-sdc+dw-wpm).", show_default=False)] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the duels and the grading.")] = 0,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing the games at once (one core each; "
+                                         "the same games as with 1, their times per move measured side by side).")] = 1,
+    backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) "
+                                         "or 'ray' (a local Ray instance, or the cluster at --address).")] = "process",
+    address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the cluster's address.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object: model, game, simulations, games, duels "
                                            "{random, mcts, SPEC...: {opponent, wins, draws, losses, score, score_low, score_high, seconds_per_move, "
                                            "opponent_seconds_per_move}} (score: draws count half, with its 95 % interval; seconds: "
@@ -229,14 +234,17 @@ def evaluate(
         opponents[other] = other
     result = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games, "duels": {}, "tables": {},
               "optimal": None, "kept": None}
+    if backend != "ray" and address:
+        raise BoardlabError("--address needs --backend ray")
+    pool = {"workers": workers, "backend": backend, "address": address}
     with progress_bar("az evaluate") as progress:
         for key, against in opponents.items():
             task = progress.add_task(f"against {against}", total=games, note="")
-            tick = lambda i, _record, t=task: progress.update(t, completed=i + 1)  # noqa: E731
+            tick = lambda _index, _record, t=task: progress.advance(t)  # noqa: E731  (games come back in any order)
             if game.num_players() == 2:
-                result["duels"][key] = duel_score(game, spec, against, games, seed, on_game=tick)
+                result["duels"][key] = duel_score(game, spec, against, games, seed, on_game=tick, **pool)
             else:
-                result["tables"][key] = table_score(game, spec, against, games, seed, on_game=tick)
+                result["tables"][key] = table_score(game, spec, against, games, seed, on_game=tick, **pool)
         if is_graded_game(game):
             task = progress.add_task("optimal moves", total=None, note="")
             result["optimal"], result["kept"] = graded_shares(game, spec, seed,

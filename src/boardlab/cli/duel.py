@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -25,6 +26,10 @@ def duel(
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed; the same seed replays the same duel."),
     records: Path = typer.Option(None, "--records", help="Write each game's record into this folder as game-NNNNN.json (the folder is made if missing; "
                                  "its parent must exist)."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Processes playing the games at once (one core each; "
+                                "the same games as with 1, their times per move measured side by side)."),
+    backend: str = typer.Option("process", "--backend", help="process (a local pool of --workers) or ray."),
+    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --backend ray); default: start a local Ray."),
     json_out: bool = typer.Option(
         False, "--json",
         help="Print one JSON object: game, agents, seed, games, wins, draws, losses, "
@@ -34,6 +39,8 @@ def duel(
 ) -> None:
     """Play AGENT_A against AGENT_B and print [b]W D L[/]: A's wins, draws, B's wins; then results by seat."""
     the_game = make(game)
+    if backend != "ray" and address:
+        raise BoardlabError("--address needs --backend ray")
     if records is not None:
         check_output_folder(records, "--records")  # made when the first game is saved
         earlier = sorted(records.glob("game-*.json")) if records.is_dir() else []
@@ -55,7 +62,7 @@ def duel(
             save(index, record)
             progress.advance(task)
 
-        result = run_duel(the_game, agent_a, agent_b, games, seed, on_game=on_game)
+        result = run_duel(the_game, agent_a, agent_b, games, seed, on_game=on_game, workers=workers, backend=backend, address=address)
     if json_out:
         print_json(result.to_dict())
         return

@@ -174,10 +174,12 @@ def is_graded_game(game) -> bool:
     return grading_engine(game) is not None
 
 
-def duel_score(game, mine: str, opponent: str, games: int, seed: int, on_game: Callable | None = None) -> dict[str, Any]:
+def duel_score(game, mine: str, opponent: str, games: int, seed: int, on_game: Callable | None = None,
+               workers: int = 1, backend: str = "process", address: str | None = None) -> dict[str, Any]:
     """A seat-alternating duel of ``mine`` against ``opponent``: wins, draws, losses, the score (draws half) with
-    its 95 % Wilson interval, and each side's mean wall seconds per decision (to compare searches at equal time)."""
-    result = duel(game, mine, opponent, games, seed=seed, on_game=on_game)
+    its 95 % Wilson interval, and each side's mean wall seconds per decision (to compare searches at equal time);
+    played on a pool of ``workers`` (see :func:`~boardlab.arena.duel.duel`)."""
+    result = duel(game, mine, opponent, games, seed=seed, on_game=on_game, workers=workers, backend=backend, address=address)
     points = result.wins + 0.5 * result.draws
     low, high = wilson(points, result.games)
     seconds, opponent_seconds = result.seconds_per_move
