@@ -45,3 +45,15 @@ def test_duel_and_evaluate_take_workers_and_refuse_an_address_without_ray(tmp_pa
         {k: v for k, v in json.loads(one.stdout).items() if k != "seconds_per_move"}
     refused = runner.invoke(app, ["duel", "random", "mcts:iterations=10", "--address", "ray://x:1"])
     assert refused.exit_code != 0 and "--address needs --backend ray" in refused.output
+
+
+def test_evaluate_on_two_workers_plays_only_the_named_table_with_no_baselines():
+    model = "src/boardlab/models/az-nothanks_players_3.pt"
+    args = ["evaluate", model, "--games", "6", "--simulations", "4", "-o", "nothanks-expert", "--no-baselines", "--seed", "2", "--json"]
+    pooled = runner.invoke(app, [*args, "--workers", "2"])
+    assert pooled.exit_code == 0, pooled.output
+    alone = runner.invoke(app, args)
+    assert set(json.loads(pooled.stdout)["tables"]) == {"nothanks-expert"}
+    assert json.loads(pooled.stdout)["tables"] == json.loads(alone.stdout)["tables"]
+    empty = runner.invoke(app, ["evaluate", model, "--no-baselines"])
+    assert empty.exit_code != 0 and "name an --opponent" in empty.output

@@ -202,8 +202,11 @@ def evaluate(
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) "
                                          "or 'ray' (a local Ray instance, or the cluster at --address).")] = "process",
     address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the cluster's address.", show_default=False)] = None,
+    baselines: Annotated[bool, typer.Option("--baselines/--no-baselines", help="Play the random and MCTS duels or tables "
+                                            "before the --opponent ones; --no-baselines plays only those.")] = True,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object: model, game, simulations, games, duels "
-                                           "{random, mcts, SPEC...: {opponent, wins, draws, losses, score, score_low, score_high, seconds_per_move, "
+                                           "{random, mcts (not with --no-baselines), SPEC...: {opponent, wins, draws, losses, score, score_low, score_high, "
+                                           "seconds_per_move, "
                                            "opponent_seconds_per_move}} (score: draws count half, with its 95 % interval; seconds: "
                                            "each side's mean wall time per decision; two-player games), tables {random, mcts, SPEC...: "
                                            "{opponent, games, players, fair, share, share_low, share_high, wins, and where the game keeps "
@@ -227,7 +230,9 @@ def evaluate(
         raise BoardlabError(f"{path}: an agent spec cannot hold ',', ':' or '=' in a path; copy the model to a plain path")
     game = make(payload["game"])
     spec = f"az:path={path},simulations={simulations}"
-    opponents = {"random": "random", "mcts": f"mcts:iterations={mcts}"}
+    opponents = {"random": "random", "mcts": f"mcts:iterations={mcts}"} if baselines else {}
+    if not baselines and not opponent:
+        raise BoardlabError("--no-baselines leaves nothing to play: name an --opponent")
     for other in opponent or []:
         for one in other.split("+") if game.num_players() > 2 else [other]:
             make_agent(one, game)  # a wrong spec fails before any game is played
