@@ -2,9 +2,11 @@
 evaluate --workers): each game's seed and seats come from its index alone."""
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
+import boardlab
 from boardlab.arena.duel import duel
 from boardlab.arena.table import table_score
 from boardlab.cli import app
@@ -48,7 +50,7 @@ def test_duel_and_evaluate_take_workers_and_refuse_an_address_without_ray(tmp_pa
 
 
 def test_evaluate_on_two_workers_plays_only_the_named_table_with_no_baselines():
-    model = "src/boardlab/models/az-nothanks_players_3.pt"
+    model = str(Path(boardlab.__file__).parent / "models" / "az-nothanks_players_3.pt")
     args = ["evaluate", model, "--games", "6", "--simulations", "4", "-o", "nothanks-expert", "--no-baselines", "--seed", "2", "--json"]
     pooled = runner.invoke(app, [*args, "--workers", "2"])
     assert pooled.exit_code == 0, pooled.output
