@@ -30,6 +30,14 @@ BACKENDS = ("process", "ray")
 T = TypeVar("T")
 
 
+def check_backend(backend: str, address: str | None = None) -> None:
+    """Refuse an unknown backend, and a Ray cluster's address given to another backend (it would be ignored)."""
+    if backend not in BACKENDS:
+        raise BoardlabError(f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})")
+    if backend != "ray" and address:
+        raise BoardlabError("--address needs --backend ray")
+
+
 def default_workers() -> int:
     """The CPU cores this process may use."""
     try:
@@ -184,8 +192,7 @@ def map_tasks(fn, items: Sequence, workers: int, backend: str = "process", addre
     exit when this process is killed (see :func:`_exit_with`), so a job killed with
     SIGKILL leaves nothing behind that could race its resumed self.
     """
-    if backend not in BACKENDS:
-        raise BoardlabError(f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})")
+    check_backend(backend, address)
     items = list(items)
     if backend == "process" and (workers <= 1 or len(items) <= 1):
         for item in items:

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from boardlab.agents.base import Agent
 from boardlab.agents.registry import make_agent
-from boardlab.arena.backends import chunked, map_tasks
+from boardlab.arena.backends import check_backend, chunked, map_tasks
 from boardlab.arena.play import play_game
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
@@ -36,6 +36,10 @@ class SeatResult:
         else:
             self.draws += 1
 
+    def absorb(self, other: SeatResult) -> None:
+        self.games, self.wins, self.draws, self.losses = (self.games + other.games, self.wins + other.wins,
+                                                          self.draws + other.draws, self.losses + other.losses)
+
 
 @dataclass
 class DuelResult:
@@ -56,8 +60,7 @@ class DuelResult:
         """Add another part of the same duel (other games of it) to this one."""
         self.wins, self.draws, self.losses = self.wins + other.wins, self.draws + other.draws, self.losses + other.losses
         for mine, theirs in zip(self.by_seat, other.by_seat):
-            mine.games, mine.wins, mine.draws, mine.losses = (mine.games + theirs.games, mine.wins + theirs.wins,
-                                                              mine.draws + theirs.draws, mine.losses + theirs.losses)
+            mine.absorb(theirs)
         self.moves = [a + b for a, b in zip(self.moves, other.moves)]
         self.seconds = [a + b for a, b in zip(self.seconds, other.seconds)]
 
@@ -116,6 +119,7 @@ def duel(
         raise BoardlabError(f"a duel needs a two-player game; {game.name} here has {game.num_players()} players")
     if games < 1:
         raise BoardlabError("a duel needs at least one game")
+    check_backend(backend, address)
     agents = (make_agent(spec_a, game), make_agent(spec_b, game))
     for agent in agents:
         if agent.interactive:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from boardlab.agents.registry import make_agent
-from boardlab.arena.backends import chunked, map_tasks
+from boardlab.arena.backends import check_backend, chunked, map_tasks
 from boardlab.arena.play import play_to_end
 from boardlab.arena.stats import mean_interval, wilson
 from boardlab.core.game import Game
@@ -91,6 +91,8 @@ def table_score(game: Game, mine: str, opponent: str, games: int, seed: int,
     ``share_low``/``share_high`` (95 %), ``wins`` (games won alone or shared), and where the game keeps
     scores ``score``/``score_low``/``score_high`` (the agent's mean) and ``opponent_score`` with its
     interval (the opponents' mean, one value per game: the mean of the other seats)."""
+    check_backend(backend, address)
+    players = game.num_players()
     if backend == "process" and workers <= 1:
         played: Iterable[TableGame] = play_table_games(game, mine, opponent, range(games), seed)
     else:
@@ -107,7 +109,7 @@ def table_score(game: Game, mine: str, opponent: str, games: int, seed: int,
     shares = [one.share for one in results]
     share, share_low, share_high = mean_interval(shares)
     share_low, share_high = max(0.0, share_low), min(1.0, share_high)  # a share lies in 0..1 whatever the t interval says
-    out: dict[str, Any] = {"opponent": opponent, "games": games, "players": game.num_players(), "fair": 1.0 / game.num_players(),
+    out: dict[str, Any] = {"opponent": opponent, "games": games, "players": players, "fair": 1.0 / players,
                            "share": share, "share_low": share_low, "share_high": share_high,
                            "wins": sum(1 for s in shares if s > 0)}
     if set(shares) <= {0.0, 1.0}:  # no shared wins: a proportion, whose Wilson interval stays within 0..1

@@ -293,8 +293,7 @@ def play_missing(
     (:func:`resume_check`); one stored before options were recorded is resumed with a warning
     passed to ``on_warning`` (default: a ``warning:`` line on stderr).
     """
-    if backend not in backends.BACKENDS:
-        raise BoardlabError(f"unknown backend {backend!r} (backends: {', '.join(backends.BACKENDS)})")
+    backends.check_backend(backend, address)
     if workers < 1:
         raise BoardlabError("--workers must be at least 1")
     schedule = config.schedule()

@@ -239,8 +239,6 @@ def evaluate(
         opponents[other] = other
     result = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games, "duels": {}, "tables": {},
               "optimal": None, "kept": None}
-    if backend != "ray" and address:
-        raise BoardlabError("--address needs --backend ray")
     pool = {"workers": workers, "backend": backend, "address": address}
     with progress_bar("az evaluate") as progress:
         for key, against in opponents.items():

@@ -39,8 +39,6 @@ def duel(
 ) -> None:
     """Play AGENT_A against AGENT_B and print [b]W D L[/]: A's wins, draws, B's wins; then results by seat."""
     the_game = make(game)
-    if backend != "ray" and address:
-        raise BoardlabError("--address needs --backend ray")
     if records is not None:
         check_output_folder(records, "--records")  # made when the first game is saved
         earlier = sorted(records.glob("game-*.json")) if records.is_dir() else []

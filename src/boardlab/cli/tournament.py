@@ -129,7 +129,7 @@ def tournament(
     full tables and plots.
     """
     # imported here: scipy and the process pool machinery would slow down every other command
-    from boardlab.arena.backends import default_workers
+    from boardlab.arena.backends import check_backend, default_workers
     from boardlab.arena.report import tournament_section
     from boardlab.arena.store import ResultStore
     from boardlab.arena.tournament import play_missing, prepare
@@ -140,8 +140,7 @@ def tournament(
     stray = [a for a in specs if a.startswith("-")]
     if stray:
         raise BoardlabError(f"unknown option {stray[0]!r}")
-    if backend != "ray" and address:
-        raise BoardlabError("--address needs --backend ray")
+    check_backend(backend, address)
     if store_path is not None:
         check_output_file(store_path, "--store")  # a new store's folder must exist (the default one is made)
     config = prepare(game, specs, players, games, fmt, seed)
