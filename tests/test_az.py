@@ -32,6 +32,7 @@ from boardlab.nn.az_net import (
     load_model,
     new_network,
     relative_values,
+    save_model,
 )
 from boardlab.trees.io import load_tree, save_tree
 
@@ -165,6 +166,29 @@ def test_model_files_refuse_the_wrong_game_and_corrupt_bytes(tmp_path):
         make_agent("az", make("nothanks:players=7")).reset(make("nothanks:players=7"), 0, 0)
     with pytest.raises(SpecError, match="no committed model for connect4:rows=4"):
         make_agent("az").reset(make("connect4:rows=4"), 0, 0)
+
+
+def test_a_value_with_inputs_of_its_own_reads_only_them_and_survives_its_model_file(tmp_path):
+    """--value-inputs: the value ignores every other entry of the tensor, the policy does not; the model file
+    keeps the slice, and a bad slice or a resnet is refused naming it."""
+    game = make("dicewars:players=2")
+    width = game.observation_tensor_shape()[0]
+    torch.manual_seed(0)
+    net = new_network(game, {"kind": "mlp", "hidden": 16, "layers": 2, "value_inputs": "-30:"}).eval()
+    x = torch.from_numpy(np.stack([game.new_initial_state(seed).observation_tensor(0) for seed in (1, 2)]))
+    changed = x.clone()
+    changed[:, : width - 30] = torch.rand(2, width - 30)  # another map, other owners: the value must not see it
+    (logits, values), (other_logits, other_values) = net(x), net(changed)
+    assert torch.equal(values, other_values) and not torch.equal(logits, other_logits)
+    assert not torch.equal(net(x)[1], net(x.flip(0))[1])  # it does read its own inputs
+    save_model(net, tmp_path / "v.pt", game.spec())
+    loaded, payload = load_model(tmp_path / "v.pt", game)
+    assert payload["arch"]["value_inputs"] == "-30:" and torch.equal(loaded(x)[1], values)
+    for text, message in (("30", "must be START:STOP"), ("a:b", "must be START:STOP"), (f"{width}:", "selects nothing")):
+        with pytest.raises(BoardlabError, match=message):
+            new_network(game, {"kind": "mlp", "value_inputs": text})
+    with pytest.raises(BoardlabError, match="value_inputs is for an MLP"):
+        new_network(make("connect4"), {"kind": "resnet", "value_inputs": "0:10"})
 
 
 TINY = ["--game", "connect4:rows=4,cols=5,k=3", "--games", "4", "--lockstep", "2", "--simulations", "6", "--steps", "3",

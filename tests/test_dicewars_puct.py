@@ -21,9 +21,9 @@ from boardlab.nn.az_net import Evaluator, dense_network, new_network, relative_v
 SPECS = ("dicewars:players=2", "dicewars:players=4", "dicewars:preset=web,players=8")
 
 
-def _network(game, seed: int = 0):
+def _network(game, seed: int = 0, value_inputs: str = ""):
     torch.manual_seed(seed)
-    return new_network(game, {"kind": "mlp", "hidden": 32, "layers": 2}).eval()
+    return new_network(game, {"kind": "mlp", "hidden": 32, "layers": 2, "value_inputs": value_inputs}).eval()
 
 
 def _decisions(game, count: int, seed: int) -> list:
@@ -52,12 +52,13 @@ def _arrays(state):
     return owner, dice, reserve, tuple(int(v) for v in scal), adj, deg, upper_adjacency(state.adjacent)
 
 
-@pytest.mark.parametrize("spec", SPECS)
-def test_the_compiled_tensor_and_verdict_are_the_rules_and_the_torch_networks(spec):
+@pytest.mark.parametrize("spec,value_inputs", [(spec, "") for spec in SPECS] + [("dicewars:players=4", "-40:")])
+def test_the_compiled_tensor_and_verdict_are_the_rules_and_the_torch_networks(spec, value_inputs):
     """For every position the network reads the same floats as from observation_tensor, and gives
-    the legal actions, priors and seat values that the torch evaluator gives."""
+    the legal actions, priors and seat values that the torch evaluator gives (also where the value
+    has a trunk of its own over the tensor's last entries, the two trunks side by side in one MLP)."""
     game = make(spec)
-    net = _network(game)
+    net = _network(game, value_inputs=value_inputs)
     evaluator, dense = Evaluator(net), dense_network(net)
     assert dense is not None
     states = _decisions(game, 40, seed=len(spec))

@@ -45,6 +45,11 @@ def train(
     layers: Annotated[Optional[int], _opt("--layers", "MLP hidden layers. Default 2.")] = None,
     channels: Annotated[Optional[int], _opt("--channels", "Resnet filters. Default 32.")] = None,
     blocks: Annotated[Optional[int], _opt("--blocks", "Resnet residual blocks. Default 2.")] = None,
+    value_inputs: Annotated[Optional[str], _opt("--value-inputs", "The part of the observation tensor the value reads, as a Python "
+                                                "slice START:STOP of the flat tensor (e.g. --value-inputs=-44: for its last 44 "
+                                                "entries): the value gets a trunk of its own over them, so that it cannot learn "
+                                                "what differs from game to game (a Dice Wars map) by heart. MLP only. "
+                                                "Default: all of it, through the policy's trunk.")] = None,
     eval_every: Annotated[Optional[int], _opt("--eval-every", "Evaluate every this many iterations (and at the last). Default 5.")] = None,
     eval_games: Annotated[Optional[int], _opt("--eval-games", "Games per evaluation duel (seats alternate). Default 20.")] = None,
     eval_simulations: Annotated[Optional[int], _opt("--eval-simulations", "Simulations per move of the evaluated network. Default 100.")] = None,
@@ -110,7 +115,7 @@ def train(
     given = {"game": game, "iterations": iterations, "games": games, "lockstep": lockstep, "simulations": simulations, "c": c,
              "alpha": alpha, "noise_weight": noise_weight, "temp_moves": temp_moves, "buffer": buffer, "batch": batch,
              "steps": steps, "lr": lr, "weight_decay": weight_decay, "kind": net, "hidden": hidden, "layers": layers,
-             "channels": channels, "blocks": blocks, "eval_every": eval_every, "eval_games": eval_games,
+             "channels": channels, "blocks": blocks, "value_inputs": value_inputs, "eval_every": eval_every, "eval_games": eval_games,
              "eval_simulations": eval_simulations, "eval_mcts": eval_mcts, "seed": seed, "device": device,
              "augment": augment, "engine": engine, "discount": discount, "value_target": value_target, "fpu": fpu,
              "solver": solver, "max_moves": max_moves, "random_opening": random_opening,

@@ -71,7 +71,7 @@ MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
 ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero",
                "solver": False, "max_moves": 0, "random_opening": 0, "init": "", "imitate": "", "imitate_games": 1000,
-               "imitate_steps": 1000}
+               "imitate_steps": 1000, "value_inputs": ""}
 
 
 @dataclass
@@ -96,6 +96,7 @@ class AZConfig:
     layers: int = 2
     channels: int = 32
     blocks: int = 2
+    value_inputs: str = ""  # the part of the tensor an MLP's value reads, "START:STOP" ("": all of it)
     eval_every: int = 5
     eval_games: int = 20
     eval_simulations: int = 100
@@ -115,7 +116,8 @@ class AZConfig:
     imitate_steps: int = 1000  # gradient steps on them before the first iteration
 
     def arch(self) -> dict[str, Any]:
-        return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks}
+        return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks,
+                "value_inputs": self.value_inputs}
 
     def check(self) -> None:
         positive = ("iterations", "games", "lockstep", "simulations", "buffer", "batch", "eval_every", "eval_games",
@@ -270,7 +272,7 @@ class Trainer:
                 return " ".join(f"{k}={v}" for k, v in arch.items())
 
             raise BoardlabError(f"train az: --init {path} is a network with {shown(net.arch)}; this run's settings make "
-                                f"{shown(self.net.arch)} (give the same --net, --hidden, --layers, --channels, --blocks)")
+                                f"{shown(self.net.arch)} (give the same --net, --hidden, --layers, --channels, --blocks, --value-inputs)")
         self.net.load_state_dict(net.state_dict())
 
     # --- checkpoints -----------------------------------------------------------------

@@ -11,6 +11,13 @@ without code of its own:
   policy and value heads);
 * any other rank, a flat vector: an MLP of ``layers`` hidden layers of ``hidden`` units.
 
+An MLP's value may read a part of the tensor only (``value_inputs``, a slice ``"START:STOP"`` of
+the flat tensor): then the value has a trunk of its own, as deep and wide as the policy's, over
+those entries. A game whose tensor carries what differs from game to game (Dice Wars' map) and
+also what generalises (each seat's counts) can so keep its value from learning each game by heart
+while its policy still sees everything. The compiled engines take such a network as one MLP whose
+layers hold both trunks side by side (:func:`dense_network`).
+
 The value head has one tanh output for a two-player zero-sum game (the value
 for the player to move; the other's is its negation) and otherwise one per
 player, *relative to the player to move*: output ``i`` is the value of seat
@@ -65,13 +72,34 @@ def flushed_denormals() -> Iterator[None]:
 @dataclass(config=STRICT)
 class Architecture:
     """A policy-value network's shape: ``kind`` auto follows the tensor's rank (see the module docstring);
-    ``hidden`` and ``layers`` shape an MLP (and the resnet's value head), ``channels`` and ``blocks`` a resnet."""
+    ``hidden`` and ``layers`` shape an MLP (and the resnet's value head), ``channels`` and ``blocks`` a resnet;
+    ``value_inputs`` ("START:STOP" of the flat tensor, Python's slice; "": all of it) is what an MLP's value reads."""
 
     kind: Literal["auto", "mlp", "resnet"] = "auto"
     hidden: Annotated[int, Field(ge=1)] = 128
     layers: Annotated[int, Field(ge=1)] = 2
     channels: Annotated[int, Field(ge=1)] = 32
     blocks: Annotated[int, Field(ge=0)] = 2
+    value_inputs: str = ""
+
+
+def value_slice(shape: tuple[int, ...], text: str) -> tuple[int, int] | None:
+    """``value_inputs`` as (start, stop) into the flat tensor, or None for all of it; an empty or malformed
+    slice raises BoardlabError naming it."""
+    if not text:
+        return None
+    width = int(np.prod(shape))
+    parts = text.split(":")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        bounds = slice(*(int(part) if part.strip() else None for part in parts))
+    except ValueError:
+        raise BoardlabError(f"network architecture: value_inputs must be START:STOP (as a Python slice), not {text!r}") from None
+    start, stop, _ = bounds.indices(width)
+    if stop <= start:
+        raise BoardlabError(f"network architecture: value_inputs {text!r} selects nothing of a tensor of {width} entries")
+    return start, stop
 
 
 def resolve_arch(shape: tuple[int, ...], arch: dict[str, Any] | None) -> dict[str, Any]:
@@ -82,7 +110,18 @@ def resolve_arch(shape: tuple[int, ...], arch: dict[str, Any] | None) -> dict[st
         out["kind"] = "resnet" if len(shape) == 3 else "mlp"
     if out["kind"] == "resnet" and len(shape) != 3:
         raise BoardlabError(f"network architecture: a resnet needs a (channels, rows, cols) tensor, not shape {shape}")
+    if out["value_inputs"] and out["kind"] != "mlp":
+        raise BoardlabError("network architecture: value_inputs is for an MLP (--net mlp)")
+    value_slice(shape, out["value_inputs"])
     return out
+
+
+def _mlp(width: int, hidden: int, layers: int) -> nn.Sequential:
+    modules: list[nn.Module] = []
+    for _ in range(layers):
+        modules += [nn.Linear(width, hidden), nn.ReLU()]
+        width = hidden
+    return nn.Sequential(*modules)
 
 
 class _Block(nn.Module):
@@ -106,6 +145,8 @@ class PolicyValueNet(nn.Module):
         self.shape, self.actions, self.values = tuple(shape), actions, values
         self.arch = resolve_arch(self.shape, arch)
         a = self.arch
+        #: (start, stop) of the flat tensor that an MLP value's own trunk reads, or None: the value reads the trunk
+        self.value_inputs = value_slice(self.shape, a["value_inputs"])
         if a["kind"] == "resnet":
             channels, rows, cols = self.shape
             f = a["channels"]
@@ -121,17 +162,18 @@ class PolicyValueNet(nn.Module):
                 nn.Linear(rows * cols, a["hidden"]), nn.ReLU(), nn.Linear(a["hidden"], values), nn.Tanh(),
             )
         else:
-            width = int(np.prod(self.shape))
-            layers: list[nn.Module] = [nn.Flatten()]
-            for _ in range(a["layers"]):
-                layers += [nn.Linear(width, a["hidden"]), nn.ReLU()]
-                width = a["hidden"]
-            self.trunk = nn.Sequential(*layers)
-            self.policy_head = nn.Linear(width, actions)
-            self.value_head = nn.Sequential(nn.Linear(width, values), nn.Tanh())
+            self.trunk = nn.Sequential(nn.Flatten(), *_mlp(int(np.prod(self.shape)), a["hidden"], a["layers"]))
+            self.policy_head = nn.Linear(a["hidden"], actions)
+            self.value_head = nn.Sequential(nn.Linear(a["hidden"], values), nn.Tanh())
+            if self.value_inputs is not None:
+                start, stop = self.value_inputs
+                self.value_trunk = _mlp(stop - start, a["hidden"], a["layers"])
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(x)
+        if self.value_inputs is not None:
+            start, stop = self.value_inputs
+            return self.policy_head(h), self.value_head(self.value_trunk(x.flatten(1)[:, start:stop]))
         return self.policy_head(h), self.value_head(h)
 
 
@@ -199,16 +241,31 @@ def dense_network(net: PolicyValueNet) -> DenseNetwork | None:
     """The network as plain arrays for a game's compiled PUCT engine, or None when it is not an MLP."""
     if net.arch["kind"] != "mlp":
         return None
-    linear = [m for m in net.trunk if isinstance(m, nn.Linear)]
     arrays = lambda t: t.detach().cpu().numpy().astype(np.float32)  # noqa: E731
-    hidden = linear[1:]
-    width = linear[0].out_features
+    weights = [arrays(m.weight) for m in net.trunk if isinstance(m, nn.Linear)]
+    biases = [arrays(m.bias) for m in net.trunk if isinstance(m, nn.Linear)]
+    w_policy, w_value = arrays(net.policy_head.weight), arrays(net.value_head[0].weight)
+    if net.value_inputs is not None:
+        # both trunks as one: the first layer's value rows read only the value's inputs, the deeper layers
+        # are block-diagonal, and each head reads its own half, so the sums are the torch network's
+        start, stop = net.value_inputs
+        v_weights = [arrays(m.weight) for m in net.value_trunk if isinstance(m, nn.Linear)]
+        v_biases = [arrays(m.bias) for m in net.value_trunk if isinstance(m, nn.Linear)]
+        first = np.zeros((v_weights[0].shape[0], weights[0].shape[1]), np.float32)
+        first[:, start:stop] = v_weights[0]
+        weights = [np.vstack([weights[0], first])] + [
+            np.block([[w, np.zeros((w.shape[0], v.shape[1]), np.float32)], [np.zeros((v.shape[0], w.shape[1]), np.float32), v]])
+            for w, v in zip(weights[1:], v_weights[1:])]
+        biases = [np.concatenate([b, v]) for b, v in zip(biases, v_biases)]
+        w_policy = np.hstack([w_policy, np.zeros((w_policy.shape[0], v_weights[-1].shape[0]), np.float32)])
+        w_value = np.hstack([np.zeros((w_value.shape[0], weights[-1].shape[0] - w_value.shape[1]), np.float32), w_value])
+    width = weights[0].shape[0]
     return DenseNetwork(
-        w_in=arrays(linear[0].weight), b_in=arrays(linear[0].bias),
-        w_hidden=np.stack([arrays(m.weight) for m in hidden]) if hidden else np.zeros((0, width, width), np.float32),
-        b_hidden=np.stack([arrays(m.bias) for m in hidden]) if hidden else np.zeros((0, width), np.float32),
-        w_policy=arrays(net.policy_head.weight), b_policy=arrays(net.policy_head.bias),
-        w_value=arrays(net.value_head[0].weight), b_value=arrays(net.value_head[0].bias),
+        w_in=weights[0], b_in=biases[0],
+        w_hidden=np.stack(weights[1:]) if len(weights) > 1 else np.zeros((0, width, width), np.float32),
+        b_hidden=np.stack(biases[1:]) if len(biases) > 1 else np.zeros((0, width), np.float32),
+        w_policy=w_policy, b_policy=arrays(net.policy_head.bias),
+        w_value=w_value, b_value=arrays(net.value_head[0].bias),
     )
 
 
