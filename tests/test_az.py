@@ -348,10 +348,12 @@ def test_train_az_json_on_mancala_and_a_rerun_carries_on(tmp_path):
     out = tmp_path / "kalah"
     args = ["train", "az", "--game", "mancala", "--games", "2", "--lockstep", "2", "--simulations", "4", "--steps", "2",
             "--batch", "8", "--hidden", "8", "--layers", "1", "--eval-games", "2", "--eval-simulations", "2",
-            "--eval-mcts", "5", "--eval-every", "1", "--out", str(out), "--json"]
+            "--eval-mcts", "5", "--eval-every", "1", "--fpu", "mean", "--out", str(out), "--json"]
     result = runner.invoke(app, [*args, "--iterations", "1"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
+    # the model remembers its self-play's first-play value, and the az agent plays it so by default
+    assert load_model(out / "model.pt")[1]["meta"]["fpu"] == "mean"
     assert data["game"] == "mancala" and data["iterations"] == 1 and data["positions"] > 0
     assert set(data["last_eval"]) == {"random", "mcts"} and 0 <= data["last_eval"]["random"] <= 1
     assert Path(data["curve"]).read_bytes()[:4] == b"\x89PNG"

@@ -230,6 +230,12 @@ def test_a_move_not_yet_tried_is_worth_its_siblings_mean_so_a_won_position_still
         tried = {c["action"] for c in agent.last_search["children"]}
         assert (0 in tried) == (fpu == "mean")
     assert picks == {"zero": 1, "mean": 0}
+    # without fpu= the model's own setting decides (what its self-play used, or what it was committed with)
+    for meta, expected in (({}, "zero"), ({"fpu": "mean"}, "mean"), ({"fpu": "zero"}, "zero")):
+        save_model(net, path, game.spec(), meta)
+        agent = make_agent(f"az:path={path},simulations=200,engine={engine},solver=off", game)
+        agent.reset(game, 0, 0)
+        assert agent.step(state) == picks[expected] and agent.last_search["fpu"] == expected
     with pytest.raises(SpecError, match="fpu"):
         make_agent("az:fpu=half", game)
 

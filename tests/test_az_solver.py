@@ -65,19 +65,24 @@ def test_a_win_at_once_is_proven_before_any_simulation_and_played(engine, tmp_pa
 
 
 @pytest.mark.parametrize("engine", ["generic", "compiled"])
-def test_moves_that_let_the_other_win_at_once_are_proven_lost_and_not_played(engine, tmp_path):
+@pytest.mark.parametrize("fpu", ["zero", "mean"])
+def test_moves_that_let_the_other_win_at_once_are_proven_lost_and_not_played(engine, fpu, tmp_path):
     """O must block X's three in column 1; the network favours column 7. Each other move is proven lost the
-    first time it is tried (X then wins at once) and never tried again."""
+    first time it is tried (X then wins at once) and never tried again; also where a move not yet tried
+    counts as its tried siblings' mean (without proofs that search never tries the block)."""
     game = make("connect4")
     state = game.state_from_moves("1 4 1 6 1")
     path = neutral_model(game, tmp_path / "wrong.pt", [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0])
-    agent = make_agent(f"az:path={path},simulations=100,engine={engine}", game)
+    agent = make_agent(f"az:path={path},simulations=100,engine={engine},fpu={fpu}", game)
     agent.reset(game, 1, 0)
     assert agent.step(state) == 0
     children = {c["action"]: c for c in agent.last_search["children"]}
-    for column in range(1, 7):
+    if fpu == "zero":  # every other move looks better than a lost one until it is tried
+        assert set(children) == set(range(7))
+    tried = [column for column in children if column != 0]
+    for column in tried:
         assert children[column]["proof"] == [-1, 1] and children[column]["visits"] == 1
-    assert children[0]["visits"] == 100 - 6
+    assert children[0]["visits"] == 100 - len(tried)
 
 
 def _exact(state, memo: dict) -> int:

@@ -75,9 +75,10 @@ class AZAgent(Agent):
         "keep_trees": Option("keep_trees", int, 8, "number of last moves' trees kept in agent.trees", non_negative),
         "discount": Option("discount", float, None, "a value k plies below a node counts discount**k there "
                            "(default: the discount the model was trained with, else 1)", _unit_interval),
-        "fpu": Option("fpu", str, "zero", "the value of a move not yet tried: zero (the AlphaZero paper) or mean (of the "
+        "fpu": Option("fpu", str, None, "the value of a move not yet tried: zero (the AlphaZero paper) or mean (of the "
                       "moves tried from the same position: a won position's other moves still get tried, but in a lost "
-                      "one a saving move with a small prior may never be)", one_of(*FIRST_PLAY_VALUES)),
+                      "one a saving move with a small prior may never be); default: the model's own (what its self-play "
+                      "used, or what it was committed to play with), else zero", one_of(*FIRST_PLAY_VALUES)),
         "take_wins": Option("take_wins", bool, True, "play a move the search found to win at once, whatever its "
                             "visits (not among the moves drawn by temp_moves)"),
         "solver": Option("solver", str, "auto", "prove wins, draws and losses as the search reaches them (MCTS-Solver), "
@@ -189,6 +190,7 @@ class AZAgent(Agent):
         self.last_search = {
             "engine": search.engine,
             "discount": search.discount,
+            "fpu": self._fpu(),
             "solver": self._solve,
             "simulations": search.simulations,
             "seconds": seconds,
@@ -214,6 +216,11 @@ class AZAgent(Agent):
             del self._trees[: -self.config["keep_trees"]]
         return action
 
+    def _fpu(self) -> str:
+        if self.config["fpu"] is not None:
+            return self.config["fpu"]
+        return str((self._payload or {}).get("meta", {}).get("fpu", "zero"))
+
     def _discount(self) -> float:
         if self.config["discount"] is not None:
             return self.config["discount"]
@@ -222,7 +229,7 @@ class AZAgent(Agent):
     def _new_search(self, state: State, noise: tuple[float, float] | None,
                     discount: float) -> PUCTSearch | InformationSetPUCT | PUCTEngine:
         engine = self.config["engine"]
-        settings = PUCTSettings(c=self.config["c"], noise=noise, discount=discount, fpu=self.config["fpu"], solve=self._solve)
+        settings = PUCTSettings(c=self.config["c"], noise=noise, discount=discount, fpu=self._fpu(), solve=self._solve)
         factory = puct_engine(state.game) if engine != "generic" and self._dense is not None else None
         if factory is not None:
             assert self._dense is not None  # checked above

@@ -296,7 +296,8 @@ class Trainer:
 
     def _model_payload(self) -> dict[str, Any]:
         return model_payload(self.net, self.game.spec(), {"iteration": self.iteration, "seed": self.cfg.seed,
-                                                          "positions": self.buffer.added, "discount": self.cfg.discount})
+                                                          "positions": self.buffer.added, "discount": self.cfg.discount,
+                                                          "fpu": self.cfg.fpu})
 
     def _save(self) -> None:
         data = {"format": RUN_FORMAT, "config": asdict(self.cfg), "iteration": self.iteration,
