@@ -453,7 +453,7 @@ def test_az_without_a_path_plays_the_committed_connect_four_model_compiled_and_d
     assert agent.step(win) == 0
     assert agent.model_path.name == "az-connect4.pt"
     assert agent.last_search["engine"] == "compiled-puct" and agent.last_search["discount"] == 0.97
-    assert agent.last_search["simulations"] == 200
+    assert agent.last_search["simulations"] == 200 and agent.last_search["fpu"] == "mean"  # the file's own setting
     for moves, column in (("4 1 4 2 4", 3), ("1 4 1 6 1", 0)):  # O must block X's three in a column
         block = game.state_from_moves(moves)
         agent.reset(game, block.current_player(), 0)

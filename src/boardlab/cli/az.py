@@ -65,7 +65,8 @@ def train(
                                                 "or average (its mean with the root's search value for the player to move: "
                                                 "less noise from the moves drawn late in a game; two-player zero-sum games). Default result.")] = None,
     fpu: Annotated[Optional[str], _opt("--fpu", "The value of a move not yet tried in self-play searches: zero (the AlphaZero paper) "
-                                       "or mean (of the moves tried from the same position). Default zero, as the az agent plays.")] = None,
+                                       "or mean (of the moves tried from the same position). Default zero. The model files record "
+                                       "it, and the az agent plays a model with it unless given fpu=.")] = None,
     solver: Annotated[Optional[bool], typer.Option("--solver/--no-solver", show_default=False, help="Self-play searches prove wins, "
                                                    "draws and losses as they reach them (MCTS-Solver, as the az agent does by default) "
                                                    "and play the quickest proven win after the drawn moves; two-player zero-sum games without chance. "
