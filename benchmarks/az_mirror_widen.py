@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Symmetry
 from boardlab.core.registry import make
 from boardlab.nn.az_net import PolicyValueNet, load_model, save_model
 
@@ -55,14 +56,13 @@ def mirror_widened(net: PolicyValueNet, observation: np.ndarray, actions: np.nda
     return wide.eval()
 
 
-def largest_difference(net: PolicyValueNet, wide: PolicyValueNet, observation: np.ndarray, actions: np.ndarray,
-                       boards: int = 64, seed: int = 0) -> float:
+def largest_difference(net: PolicyValueNet, wide: PolicyValueNet, symmetry: Symmetry, boards: int = 64, seed: int = 0) -> float:
     """The largest gap between ``wide`` and the symmetry mean of ``net`` on random 0/1 tensors
     (logits, and values before their tanh)."""
     generator = torch.Generator().manual_seed(seed)
     x = torch.randint(0, 2, (boards, *net.shape), generator=generator).float()
-    mirrored = x.reshape(boards, -1)[:, torch.as_tensor(np.array(observation))].reshape(x.shape)
-    moved = torch.as_tensor(np.array(actions))
+    mirrored = torch.from_numpy(symmetry.observations(x.numpy()))
+    moved = torch.as_tensor(np.array(symmetry.actions))
     with torch.no_grad():
         (logits, values), (logits_m, values_m), (wide_logits, wide_values) = net(x), net(mirrored), wide(x)
         policy_gap = (wide_logits - (logits + logits_m[:, moved]) / 2).abs().max()
@@ -84,7 +84,7 @@ def main() -> None:
         raise SystemExit(f"{payload['game']} has {len(symmetries)} symmetries; this script takes a game with exactly one")
     symmetry = symmetries[0]
     wide = mirror_widened(net, symmetry.observation, symmetry.actions)
-    gap = largest_difference(net, wide, symmetry.observation, symmetry.actions)
+    gap = largest_difference(net, wide, symmetry)
     save_model(wide, args.out, payload["game"], payload.get("meta"))
     print(json.dumps({"model": args.model, "out": args.out, "hidden": wide.arch["hidden"], "largest_difference": gap}))
 

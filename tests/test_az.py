@@ -352,7 +352,7 @@ def test_train_az_json_on_mancala_and_a_rerun_carries_on(tmp_path):
     result = runner.invoke(app, [*args, "--iterations", "1"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    # the model remembers its self-play's first-play value, and the az agent plays it so by default
+    # the model remembers its self-play's first-play value (the az agent's default: test_az_compiled.py)
     assert load_model(out / "model.pt")[1]["meta"]["fpu"] == "mean"
     assert data["game"] == "mancala" and data["iterations"] == 1 and data["positions"] > 0
     assert set(data["last_eval"]) == {"random", "mcts"} and 0 <= data["last_eval"]["random"] <= 1

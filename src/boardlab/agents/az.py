@@ -216,15 +216,17 @@ class AZAgent(Agent):
             del self._trees[: -self.config["keep_trees"]]
         return action
 
+    def _model_setting(self, name: str, fallback: Any) -> Any:
+        """The option ``name`` as given, else the model file's own (its meta), else ``fallback``."""
+        if self.config[name] is not None:
+            return self.config[name]
+        return (self._payload or {}).get("meta", {}).get(name, fallback)
+
     def _fpu(self) -> str:
-        if self.config["fpu"] is not None:
-            return self.config["fpu"]
-        return str((self._payload or {}).get("meta", {}).get("fpu", "zero"))
+        return str(self._model_setting("fpu", "zero"))
 
     def _discount(self) -> float:
-        if self.config["discount"] is not None:
-            return self.config["discount"]
-        return float((self._payload or {}).get("meta", {}).get("discount", 1.0))
+        return float(self._model_setting("discount", 1.0))
 
     def _new_search(self, state: State, noise: tuple[float, float] | None,
                     discount: float) -> PUCTSearch | InformationSetPUCT | PUCTEngine:
