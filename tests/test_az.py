@@ -284,6 +284,7 @@ def test_augmented_minibatches_mirror_connect_four_samples():
     ("dicewars", "solver", True, ["--solver"], "--solver proves results in two-player zero-sum games.*dicewars has chance",
      "dicewars has chance"),
     ("nothanks", "discount", 0.9, ["--discount", "0.9"], "--discount is not used in games with hidden information", "hidden information"),
+    ("connect4", "policy_q", -1.0, ["--policy-q", "-1"], "policy_q must be between 0 and 1000, not -1", "policy_q must be"),
 ])
 def test_a_setting_the_game_cannot_take_is_refused_before_a_run_starts(tmp_path, game, setting, value, flags, message, shown):
     with pytest.raises(BoardlabError, match=message):
@@ -325,6 +326,36 @@ def test_random_openings_start_self_play_games_away_from_the_initial_state_and_a
     stones = [int(opened.obs[k][:2].sum()) for k in opened_starts if k < len(opened)]  # the two players' planes
     assert 0 < max(stones) <= 6 and len(set(stones)) > 2  # games began 0..6 random moves in, and those moves left no samples
     assert len(opened) == sum(g["moves"] for g in opened_games) < len(plain) + 6 * len(seeds)
+
+
+def test_q_tilted_policy_targets_weigh_the_visits_by_the_searched_values():
+    from boardlab.core.search import ChildStats, q_tilted_policy, visit_policy
+
+    children = [ChildStats(0, 10, 0, 0.5), ChildStats(3, 30, 0, 0.35), ChildStats(5, 0, 0, 0.9)]
+    tilted = q_tilted_policy(children, 7, 10.0)
+    weights = np.array([10.0, 30 * np.exp(-1.5)])  # the best mean keeps its visits; 0.15 below it, e^-1.5 of them
+    assert tilted[[0, 3]] == pytest.approx(weights / weights.sum()) and tilted.sum() == pytest.approx(1)
+    assert tilted[0] > tilted[3]  # the plain visit shares rank them the other way
+    assert tilted[5] == 0 and tilted[[1, 2, 4, 6]].sum() == 0  # a move never tried gets no share, whatever its mean
+    assert q_tilted_policy(children, 7, 0.0) == pytest.approx(visit_policy(children, 7))
+    assert not q_tilted_policy([ChildStats(2, 0, 0, 0.0)], 7, 10.0).any()
+
+
+def test_self_play_with_q_tilted_targets_plays_the_same_games_and_only_its_policy_targets_change():
+    from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
+
+    game = make("connect4:rows=4,cols=5,k=3")
+    torch.manual_seed(0)
+    evaluator = Evaluator(new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1}))
+    targets = lambda returns, mover: relative_values(np.asarray(returns), mover, 1)  # noqa: E731
+    seeds = list(range(6))
+    plain, plain_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=16), targets)
+    tilted, tilted_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=16, policy_q=30), targets)
+    assert plain_games == tilted_games  # moves come from the visits either way
+    assert np.array_equal(plain.obs, tilted.obs) and np.array_equal(plain.value, tilted.value)
+    assert tilted.policy.sum(axis=1) == pytest.approx(np.ones(len(tilted)))
+    assert np.all(tilted.policy[plain.policy == 0] == 0)  # no share for a move the search never tried
+    assert not np.allclose(plain.policy, tilted.policy)
 
 
 def test_train_az_init_starts_from_a_model_of_the_same_architecture_and_refuses_another(tmp_path):

@@ -28,7 +28,7 @@ from boardlab.agents.is_puct import InformationSetPUCT
 from boardlab.agents.puct import PUCTSearch, new_search, run_simulations
 from boardlab.core.engines import puct_engine
 from boardlab.core.rng import derive_seed, sample_chance
-from boardlab.core.search import DenseNetwork, PUCTEngine, PUCTSettings
+from boardlab.core.search import DenseNetwork, PUCTEngine, PUCTSettings, q_tilted_policy
 
 #: one move to learn from: the mover's observation, the legal mask, the policy target, the mover,
 #: the ply it was played at and the root's search value
@@ -65,6 +65,9 @@ class SelfPlaySettings:
     #: (not trained on: the searched moves from there are), so that the network also learns the
     #: positions strong players never reach; 0: every game from the initial state
     random_opening: int = 0
+    #: the policy target: the root's visit shares (0), or those tilted toward the better searched
+    #: values by exp(policy_q * (mean - best mean)) (boardlab.core.search.q_tilted_policy)
+    policy_q: float = 0.0
 
     def search(self) -> PUCTSettings:
         """How each move's search runs."""
@@ -132,7 +135,9 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
         for i, search in zip(active, searches):
             state = states[i]
             mover = state.current_player()
-            records[i].append((state.observation_tensor(mover), state.legal_actions_mask(), search.policy(actions), mover,
+            target = (q_tilted_policy(search.root_children(), actions, settings.policy_q) if settings.policy_q
+                      else search.policy(actions))
+            records[i].append((state.observation_tensor(mover), state.legal_actions_mask(), target, mover,
                                len(state.history), search.root_value()))
             temperature = 1.0 if state.move_number() < settings.temp_moves else 0.0
             state.apply_action(search.choose(temperature))

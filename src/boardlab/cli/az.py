@@ -83,6 +83,11 @@ def train(
                                                   "moves drawn from 0..N (not trained on; the searched moves after them are): the network "
                                                   "then also learns positions that its own play never reaches, such as those of benchmark "
                                                   "sets drawn from random play. Default 0: every game from the start.")] = None,
+    policy_q: Annotated[Optional[float], _opt("--policy-q", "The policy's target: the root's visit shares (0), or those tilted toward "
+                                              "the moves whose searched values are best, each share times exp(POLICY_Q * (its mean "
+                                              "- the best mean)), as Gumbel AlphaZero's targets do: a few hundred simulations share "
+                                              "their visits by the priors among moves a few hundredths apart (the quicker of two "
+                                              "wins), so the visits alone teach the policy its own priors back. Default 0.")] = None,
     init: Annotated[Optional[Path], _opt("--init", "Start the network from this model file's weights (az-*.pt, a run's model.pt or "
                                          "models/iter-NNNN.pt) instead of fresh ones: the same game, and the same --net, --hidden, "
                                          "--layers (a fresh optimiser and an empty replay buffer). Default: fresh weights.")] = None,
@@ -119,7 +124,7 @@ def train(
              "channels": channels, "blocks": blocks, "value_inputs": value_inputs, "eval_every": eval_every, "eval_games": eval_games,
              "eval_simulations": eval_simulations, "eval_mcts": eval_mcts, "seed": seed, "device": device,
              "augment": augment, "engine": engine, "discount": discount, "value_target": value_target, "fpu": fpu,
-             "solver": solver, "max_moves": max_moves, "random_opening": random_opening,
+             "solver": solver, "max_moves": max_moves, "random_opening": random_opening, "policy_q": policy_q,
              "init": str(init) if init is not None else None, "imitate": imitate, "imitate_games": imitate_games,
              "imitate_steps": imitate_steps}
     given = {k: v for k, v in given.items() if v is not None}

@@ -71,7 +71,7 @@ MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
 ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero",
                "solver": False, "max_moves": 0, "random_opening": 0, "init": "", "imitate": "", "imitate_games": 1000,
-               "imitate_steps": 1000, "value_inputs": ""}
+               "imitate_steps": 1000, "value_inputs": "", "policy_q": 0.0}
 
 
 @dataclass
@@ -114,6 +114,7 @@ class AZConfig:
     imitate: str = ""  # an agent whose games (itself in every seat) the network learns before self-play ("": none)
     imitate_games: int = 1000  # games of that agent
     imitate_steps: int = 1000  # gradient steps on them before the first iteration
+    policy_q: float = 0.0  # the policy target's visit shares tilted by exp(policy_q * (mean - best mean)); 0: the visits
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks,
@@ -138,6 +139,8 @@ class AZConfig:
             raise BoardlabError(f"train az: value_target must be result or average, not {self.value_target!r}")
         if self.engine not in ("auto", "generic"):
             raise BoardlabError(f"train az: engine must be auto or generic, not {self.engine!r}")
+        if not (0 <= self.policy_q <= 1000):
+            raise BoardlabError(f"train az: policy_q must be between 0 and 1000, not {self.policy_q}")
         if self.lr <= 0 or self.c < 0 or self.alpha <= 0 or self.weight_decay < 0:
             raise BoardlabError("train az: lr and alpha must be positive, c and weight_decay not negative")
 
@@ -373,7 +376,7 @@ class Trainer:
         model_bytes = _state_bytes(self._model_payload())
         settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount,
                                            cfg.value_target, cfg.fpu, cfg.solver, cfg.max_moves,
-                                           cfg.random_opening))
+                                           cfg.random_opening, cfg.policy_q))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done, elsewhere = self._jobs(selfplay_job, items)
