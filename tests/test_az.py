@@ -358,6 +358,33 @@ def test_self_play_with_q_tilted_targets_plays_the_same_games_and_only_its_polic
     assert not np.allclose(plain.policy, tilted.policy)
 
 
+def test_train_az_grades_the_positions_it_is_given_and_refuses_a_bad_file_before_it_starts(tmp_path):
+    from boardlab.core.rng import derive_seed
+    from boardlab.experiments.az_training import graded_shares
+    from boardlab.games.connect4.grading import load_grading_set, write_grading_set
+
+    chosen = [load_grading_set()[k] for k in (0, 100, 200)]  # one position of each phase
+    positions = tmp_path / "validation.txt"
+    write_grading_set(positions, chosen)
+    trainer = Trainer(tmp_path / "run", _cfg(game="connect4", iterations=1, eval_every=1, eval_positions=str(positions)))
+    trainer.run()
+    graded = trainer.history[-1]["eval"]
+    spec = f"az:path={tmp_path / 'run' / 'models' / 'iter-0001.pt'},simulations=4"
+    assert (graded["optimal"], graded["kept"]) == graded_shares(make("connect4"), spec, derive_seed(5, "grade", 1), positions=chosen)
+    assert graded["optimal"] * 3 == round(graded["optimal"] * 3) and graded["kept"] * 3 == round(graded["kept"] * 3)
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("44 1 2 3\n")
+    for path, game, message in [(bad, "connect4", r"bad.txt, line 1: expected 'MOVES BEST S1 .. S7'"),
+                                (tmp_path / "none.txt", "connect4", "none.txt does not exist"),
+                                (positions, "connect4:rows=4,cols=5,k=3", "connect4:rows=4,cols=5,k=3 has no grading")]:
+        with pytest.raises(BoardlabError, match=message):
+            Trainer(tmp_path / "refused", _cfg(game=game, eval_positions=str(path)))
+    refused = runner.invoke(app, ["train", "az", *TINY, "--game", "connect4", "--eval-positions", str(bad), "--out", str(tmp_path / "cli")])
+    assert refused.exit_code != 0 and "bad.txt, line 1" in refused.output
+    assert not (tmp_path / "cli" / "checkpoint.pt").exists() and not (tmp_path / "refused" / "checkpoint.pt").exists()
+
+
 def test_train_az_init_starts_from_a_model_of_the_same_architecture_and_refuses_another(tmp_path):
     first = Trainer(tmp_path / "first", _cfg(iterations=1, eval_every=100000))
     first.run()

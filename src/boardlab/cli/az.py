@@ -54,6 +54,10 @@ def train(
     eval_games: Annotated[Optional[int], _opt("--eval-games", "Games per evaluation duel (seats alternate). Default 20.")] = None,
     eval_simulations: Annotated[Optional[int], _opt("--eval-simulations", "Simulations per move of the evaluated network. Default 100.")] = None,
     eval_mcts: Annotated[Optional[int], _opt("--eval-mcts", "Iterations of the MCTS opponent in evaluations. Default 200.")] = None,
+    eval_positions: Annotated[Optional[Path], _opt("--eval-positions", "A file of solved positions for the evaluations to grade, in "
+                                                   "the format of boardlab grade --positions (games that grade: standard Connect "
+                                                   "Four), e.g. a validation set kept apart from the shipped set that reports "
+                                                   "the final figure. Default: the shipped set.")] = None,
     seed: Annotated[Optional[int], _opt("--seed", "Seed of the whole run. Default 0.")] = None,
     augment: Annotated[Optional[bool], typer.Option("--augment/--no-augment", show_default=False, help="Train on each minibatch sample seen through a symmetry "
                                                     "of the game drawn at random (Connect Four: its mirror), the identity included; "
@@ -122,7 +126,8 @@ def train(
              "alpha": alpha, "noise_weight": noise_weight, "temp_moves": temp_moves, "buffer": buffer, "batch": batch,
              "steps": steps, "lr": lr, "weight_decay": weight_decay, "kind": net, "hidden": hidden, "layers": layers,
              "channels": channels, "blocks": blocks, "value_inputs": value_inputs, "eval_every": eval_every, "eval_games": eval_games,
-             "eval_simulations": eval_simulations, "eval_mcts": eval_mcts, "seed": seed, "device": device,
+             "eval_simulations": eval_simulations, "eval_mcts": eval_mcts,
+             "eval_positions": str(eval_positions) if eval_positions is not None else None, "seed": seed, "device": device,
              "augment": augment, "engine": engine, "discount": discount, "value_target": value_target, "fpu": fpu,
              "solver": solver, "max_moves": max_moves, "random_opening": random_opening, "policy_q": policy_q,
              "init": str(init) if init is not None else None, "imitate": imitate, "imitate_games": imitate_games,

@@ -186,7 +186,8 @@ def check_puct(game: Game) -> None:
 
 def check_grading(game: Game) -> None:
     """The registered grading (``GAME.grading``) grades a random player: shares between 0 and 1, and at
-    least as many moves keep the result as are optimal."""
+    least as many moves keep the result as are optimal; given the set its reader (``GAME.grading_set``)
+    reads, it grades every position of that set."""
     from boardlab.agents.registry import make_agent
 
     grade = _engine(game, "grading")
@@ -194,3 +195,8 @@ def check_grading(game: Game) -> None:
     share, kept = result.share, result.kept_share
     expect(result.positions > 0 and share is not None and kept is not None and 0 <= share <= kept <= 1, game,
            "grading solver", f"grading a random player gives {result.positions} positions, share {share}, kept {kept}")
+    shipped = _engine(game, "grading_set")(None)
+    again = grade(make_agent("random", game), game, seed=0, positions=shipped)
+    expect(again.positions == len(shipped) == result.positions and again.share == share, game, "grading solver",
+           f"graded on the set its reader gives ({len(shipped)} positions), a random player gets {again.positions} "
+           f"positions and share {again.share}, not {result.positions} and {share} as on the default set")

@@ -6,7 +6,8 @@ factory in the ``boardlab.engines`` entry-point group under ``GAME.KIND``::
     [project.entry-points."boardlab.engines"]
     connect4.uct = "boardlab.games.connect4.search:CompiledConnect4Search"
     connect4.puct = "boardlab.games.connect4.puct:CompiledConnect4PUCT"
-    connect4.grading = "boardlab.games.connect4.grading:grade_on_shipped_set"
+    connect4.grading = "boardlab.games.connect4.grading:grade_on_set"
+    connect4.grading_set = "boardlab.games.connect4.grading:load_grading_set"
 
 =========  ==================  =====================================================================
 kind       capability          the factory
@@ -14,8 +15,12 @@ kind       capability          the factory
 uct        ``compiled_uct``    ``(state, seed, c) -> SearchEngine``: UCT with random playouts
 puct       ``compiled_puct``   ``(state, network, settings, rng) -> PUCTEngine``: a :class:`DenseNetwork`
                                guides it, :class:`PUCTSettings` say how it searches
-grading    ``grading_solver``  ``(agent, game, seed, on_position) -> Grades``: the agent's moves on
-                               the game's set of solved positions
+grading    ``grading_solver``  ``(agent, game, seed, on_position, positions) -> Grades``: the agent's
+                               moves on a set of solved positions (``positions``, from the game's
+                               ``grading_set``; None: the set the game ships)
+grading_   ``grading_solver``  ``(path) -> positions``: a set of solved positions read from a file
+set                            in the game's format (None: the set the game ships); a malformed
+                               file raises an error naming the file and the line
 =========  ==================  =====================================================================
 
 The search code owns the protocols (:mod:`boardlab.core.search`); a game only implements
@@ -25,7 +30,8 @@ for a game that does not declare the capability, so it never needs to know which
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sized
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -38,7 +44,7 @@ if TYPE_CHECKING:
     from boardlab.core.search import DenseNetwork, PUCTEngine, PUCTSettings, SearchEngine
 
 #: the kinds of engine, each with the capability a game declares it by
-ENGINE_KINDS = {"uct": "compiled_uct", "puct": "compiled_puct", "grading": "grading_solver"}
+ENGINE_KINDS = {"uct": "compiled_uct", "puct": "compiled_puct", "grading": "grading_solver", "grading_set": "grading_solver"}
 
 
 class Grades(Protocol):
@@ -87,5 +93,10 @@ def puct_engine(game: Game) -> PUCTFactory | None:
 
 
 def grading_engine(game: Game) -> GradingFactory | None:
-    """``game``'s grading (``(agent, game, seed=0, on_position=None) -> Grades``), or None."""
+    """``game``'s grading (``(agent, game, seed=0, on_position=None, positions=None) -> Grades``), or None."""
     return engine_for(game, "grading")
+
+
+def grading_set_loader(game: Game) -> Callable[[Path | None], Sized] | None:
+    """``game``'s reader of sets of solved positions (``(path or None) -> positions`` for its grading), or None."""
+    return engine_for(game, "grading_set")

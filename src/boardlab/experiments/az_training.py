@@ -44,7 +44,7 @@ from boardlab.arena.backends import map_tasks
 from boardlab.arena.duel import duel
 from boardlab.arena.stats import wilson
 from boardlab.arena.table import table_score
-from boardlab.core.engines import grading_engine
+from boardlab.core.engines import grading_engine, grading_set_loader
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import read_json
 from boardlab.core.records import write_atomic
@@ -71,7 +71,8 @@ MAY_CHANGE = ("iterations",)
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
 ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero",
                "solver": False, "max_moves": 0, "random_opening": 0, "init": "", "imitate": "", "imitate_games": 1000,
-               "imitate_steps": 1000, "value_inputs": "", "policy_q": 0.0}
+               "imitate_steps": 1000, "value_inputs": "", "policy_q": 0.0,
+               "eval_positions": ""}
 
 
 @dataclass
@@ -101,6 +102,7 @@ class AZConfig:
     eval_games: int = 20
     eval_simulations: int = 100
     eval_mcts: int = 200
+    eval_positions: str = ""  # a file of solved positions the evaluations grade ("": the game's own set)
     device: str = "cpu"
     augment: bool = False  # minibatch samples seen through the game's symmetries (a run from before the option: False)
     engine: str = "auto"  # self-play search: the game's compiled PUCT where it offers one (auto), or generic
@@ -193,21 +195,37 @@ def duel_score(game, mine: str, opponent: str, games: int, seed: int, on_game: C
             "seconds_per_move": seconds, "opponent_seconds_per_move": opponent_seconds}
 
 
-def graded_shares(game, spec: str, seed: int, on_position: Callable | None = None) -> tuple[float, float] | None:
+def graded_shares(game, spec: str, seed: int, on_position: Callable | None = None,
+                  positions: Any = None) -> tuple[float, float] | None:
     """Shares of optimal moves and of moves that keep the result, of ``spec`` on the game's set of solved
-    positions (a game that provides a grading solver: standard Connect Four), else None."""
+    positions (a game that provides a grading solver: standard Connect Four), or on ``positions`` (read by
+    :func:`read_eval_positions`), else None."""
     grade = grading_engine(game)
     if grade is None:
         return None
     from boardlab.agents.registry import make_agent
 
-    result = grade(make_agent(spec, game), game, seed=seed, on_position=on_position)
+    result = grade(make_agent(spec, game), game, seed=seed, on_position=on_position, positions=positions)
     return result.share, result.kept_share
 
 
-def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iteration: int) -> dict[str, Any]:
+def read_eval_positions(game, path: str) -> Any:
+    """The solved positions in ``path`` for the evaluations to grade, read (and checked) by the game's own
+    reader; None for "" (the game's own set)."""
+    if not path:
+        return None
+    load = grading_set_loader(game)
+    if load is None:
+        raise BoardlabError(f"train az: --eval-positions grades a set of solved positions, and {game.spec()} has no "
+                            f"grading (its GameType does not provide grading_solver)")
+    return load(Path(path))
+
+
+def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iteration: int,
+                   positions: Any = None) -> dict[str, Any]:
     """Duels of the saved network against the previous one, random and MCTS (in a game of more players, its
-    win share at tables of random and of MCTS players); the graded shares where the game provides a grading solver."""
+    win share at tables of random and of MCTS players); the graded shares where the game provides a grading solver
+    (on ``positions``, from :func:`read_eval_positions`; None: the game's own set)."""
     spec = f"az:path={model},simulations={cfg.eval_simulations}"
     out: dict[str, Any] = {}
     if game.num_players() == 2:
@@ -221,7 +239,7 @@ def evaluate_model(game, model: Path, previous: Path | None, cfg: AZConfig, iter
         for key, opponent in {"random": "random", "mcts": f"mcts:iterations={cfg.eval_mcts}"}.items():
             out[key] = table_score(game, spec, opponent, cfg.eval_games, derive_seed(cfg.seed, "eval", key, iteration))["share"]
     if is_graded_game(game):
-        out["optimal"], out["kept"] = graded_shares(game, spec, derive_seed(cfg.seed, "grade", iteration))
+        out["optimal"], out["kept"] = graded_shares(game, spec, derive_seed(cfg.seed, "grade", iteration), positions=positions)
     return out
 
 
@@ -249,6 +267,8 @@ class Trainer:
                                 f"information only; {solvable(self.game)}")
         #: the --imitate agent's canonical spec, checked before a folder is made ("": no lesson)
         self.teacher = check_teacher(cfg.imitate, self.game) if cfg.imitate else ""
+        #: what the evaluations grade (None: the game's own set), read and checked before a folder is made
+        self.eval_positions = read_eval_positions(self.game, cfg.eval_positions)
         self.device = pick_device(cfg.device)
         torch.manual_seed(cfg.seed)
         self.net = new_network(self.game, cfg.arch()).to(self.device)
@@ -407,7 +427,7 @@ class Trainer:
         path = models / f"iter-{it:04d}.pt"
         save_model(self.net, path, self.game.spec(), self._model_payload()["meta"])
         older = sorted(p for p in models.glob("iter-*.pt") if p.name < path.name)
-        result = evaluate_model(self.game, path, older[-1] if older else None, self.cfg, it)
+        result = evaluate_model(self.game, path, older[-1] if older else None, self.cfg, it, self.eval_positions)
         return {"eval": result}
 
     def plot(self) -> Path:
@@ -419,7 +439,8 @@ class Trainer:
 
         points = ([self.imitation] if self.imitation and "eval" in self.imitation else []) + [h for h in self.history if "eval" in h]
         fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
-        labels = {"optimal": "optimal moves (graded set)", "kept": "moves keeping the result (graded set)", "random": "score vs random",
+        graded = Path(self.cfg.eval_positions).name if self.cfg.eval_positions else "graded set"
+        labels = {"optimal": f"optimal moves ({graded})", "kept": f"moves keeping the result ({graded})", "random": "score vs random",
                   "mcts": f"score vs mcts:iterations={self.cfg.eval_mcts}", "previous": "score vs previous network"}
         players = self.game.num_players()
         if players > 2:

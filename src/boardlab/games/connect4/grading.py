@@ -254,11 +254,11 @@ def grade(
     return result
 
 
-def grade_on_shipped_set(agent, game, seed: int = 0,
-                         on_position: Callable[[int, GradedPosition, int, bool], None] | None = None) -> GradeResult:
-    """``agent`` graded on the shipped set (:func:`grade`): standard Connect Four's ``boardlab.engines``
-    entry ``connect4.grading`` (see :mod:`boardlab.core.engines`)."""
-    return grade(agent, game, load_grading_set(), seed=seed, on_position=on_position)
+def grade_on_set(agent, game, seed: int = 0, on_position: Callable[[int, GradedPosition, int, bool], None] | None = None,
+                 positions: Sequence[GradedPosition] | None = None) -> GradeResult:
+    """``agent`` graded (:func:`grade`) on ``positions`` (:func:`load_grading_set`), by default the shipped
+    set: standard Connect Four's ``boardlab.engines`` entry ``connect4.grading`` (see :mod:`boardlab.core.engines`)."""
+    return grade(agent, game, load_grading_set() if positions is None else positions, seed=seed, on_position=on_position)
 
 
 def _sign(score: int) -> int:
