@@ -309,23 +309,30 @@ def test_a_run_from_before_augmentation_resumes_without_it(tmp_path):
     assert json.loads(again.stdout)["iterations"] == 2 and json.loads((old / "config.json").read_text())["augment"] is False
 
 
-def test_random_openings_start_self_play_games_away_from_the_initial_state_and_are_not_trained_on():
+def _self_play_both(games: int, **settings) -> tuple:
+    """Small Connect Four self-play of one untrained network, with the default settings and with ``settings``
+    (the same seeds): ``(game, (samples, summary) plain, (samples, summary) changed)``."""
     from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
 
     game = make("connect4:rows=4,cols=5,k=3")
     torch.manual_seed(0)
     evaluator = Evaluator(new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1}))
     targets = lambda returns, mover: relative_values(np.asarray(returns), mover, 1)  # noqa: E731
-    seeds = list(range(12))
-    plain, plain_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=4), targets)
-    opened, opened_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=4, random_opening=6), targets)
+    simulations = settings.pop("simulations")
+    seeds = list(range(games))
+    return (game, self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=simulations), targets),
+            self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=simulations, **settings), targets))
+
+
+def test_random_openings_start_self_play_games_away_from_the_initial_state_and_are_not_trained_on():
+    game, (plain, plain_games), (opened, opened_games) = _self_play_both(12, simulations=4, random_opening=6)
     empty = game.new_initial_state(0).observation_tensor(0)
     starts = [0, *np.cumsum([g["moves"] for g in plain_games])[:-1]]
     assert all(np.array_equal(plain.obs[k], empty) for k in starts)  # without: every game's first sample is the empty board
     opened_starts = [int(k) for k in np.cumsum([0, *[g["moves"] for g in opened_games]])[:-1]]
     stones = [int(opened.obs[k][:2].sum()) for k in opened_starts if k < len(opened)]  # the two players' planes
     assert 0 < max(stones) <= 6 and len(set(stones)) > 2  # games began 0..6 random moves in, and those moves left no samples
-    assert len(opened) == sum(g["moves"] for g in opened_games) < len(plain) + 6 * len(seeds)
+    assert len(opened) == sum(g["moves"] for g in opened_games) < len(plain) + 6 * 12
 
 
 def test_q_tilted_policy_targets_weigh_the_visits_by_the_searched_values():
@@ -342,15 +349,7 @@ def test_q_tilted_policy_targets_weigh_the_visits_by_the_searched_values():
 
 
 def test_self_play_with_q_tilted_targets_plays_the_same_games_and_only_its_policy_targets_change():
-    from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
-
-    game = make("connect4:rows=4,cols=5,k=3")
-    torch.manual_seed(0)
-    evaluator = Evaluator(new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1}))
-    targets = lambda returns, mover: relative_values(np.asarray(returns), mover, 1)  # noqa: E731
-    seeds = list(range(6))
-    plain, plain_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=16), targets)
-    tilted, tilted_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=16, policy_q=30), targets)
+    _, (plain, plain_games), (tilted, tilted_games) = _self_play_both(6, simulations=16, policy_q=30)
     assert plain_games == tilted_games  # moves come from the visits either way
     assert np.array_equal(plain.obs, tilted.obs) and np.array_equal(plain.value, tilted.value)
     assert tilted.policy.sum(axis=1) == pytest.approx(np.ones(len(tilted)))
