@@ -309,16 +309,15 @@ def test_a_run_from_before_augmentation_resumes_without_it(tmp_path):
     assert json.loads(again.stdout)["iterations"] == 2 and json.loads((old / "config.json").read_text())["augment"] is False
 
 
-def _self_play_both(games: int, **settings) -> tuple:
+def _self_play_both(games: int, simulations: int, **settings) -> tuple:
     """Small Connect Four self-play of one untrained network, with the default settings and with ``settings``
-    (the same seeds): ``(game, (samples, summary) plain, (samples, summary) changed)``."""
+    (the same seeds and simulations): ``(game, (samples, summary) plain, (samples, summary) changed)``."""
     from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
 
     game = make("connect4:rows=4,cols=5,k=3")
     torch.manual_seed(0)
     evaluator = Evaluator(new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1}))
     targets = lambda returns, mover: relative_values(np.asarray(returns), mover, 1)  # noqa: E731
-    simulations = settings.pop("simulations")
     seeds = list(range(games))
     return (game, self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=simulations), targets),
             self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=simulations, **settings), targets))
