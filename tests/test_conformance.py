@@ -32,6 +32,11 @@ def test_every_registered_game_conforms(name, quick, tmp_path):
     check_game(name, examples=5 if quick else 15, scratch=tmp_path, quick=quick)
 
 
+def test_a_variant_that_adds_observation_inputs_conforms(tmp_path):
+    """Dice Wars' ``features=odds`` changes only the observation tensor: the whole quick check holds for it."""
+    check_game("dicewars:players=2,features=odds", examples=5, scratch=tmp_path, quick=True)
+
+
 @pytest.mark.parametrize("missing", ["hypothesis", "httpx"])
 def test_without_its_extra_the_suite_names_what_to_install(missing, monkeypatch):
     monkeypatch.setitem(sys.modules, missing, None)  # import fails as if not installed

@@ -52,7 +52,8 @@ def _arrays(state):
     return owner, dice, reserve, tuple(int(v) for v in scal), adj, deg, upper_adjacency(state.adjacent)
 
 
-@pytest.mark.parametrize("spec,value_inputs", [(spec, "") for spec in SPECS] + [("dicewars:players=4", "-40:")])
+@pytest.mark.parametrize("spec,value_inputs", [(spec, "") for spec in SPECS] + [
+    ("dicewars:players=4", "-40:"), ("dicewars:players=2,features=odds", "-27:"), ("dicewars:preset=web,players=8,features=odds", "")])
 def test_the_compiled_tensor_and_verdict_are_the_rules_and_the_torch_networks(spec, value_inputs):
     """For every position the network reads the same floats as from observation_tensor, and gives
     the legal actions, priors and seat values that the torch evaluator gives (also where the value

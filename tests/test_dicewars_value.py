@@ -63,6 +63,35 @@ def test_the_compiled_and_the_plain_value_agree_on_positions_of_real_games(playe
     assert checked > 300
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_observation_odds_are_the_terms_the_tuned_value_weighs(players):
+    """``features=odds`` hands the network each seat's expected losses, largest-region losses and
+    regions: the tuned value's terms 2, 8 and 9 (its own implementation, seat by seat), rotated to
+    the viewer, after everything the counts tensor holds, which stays as it was."""
+    game, counts = make(f"dicewars:players={players},features=odds"), make(f"dicewars:players={players}")
+    width = int(np.prod(counts.observation_tensor_shape()))
+    assert game.observation_tensor_shape() == (width + 3 * players,)
+    kern = game.playout_kernel()
+    checked = 0
+    for state in positions(game, 2):
+        n, viewer = len(state.owner), state.current_player()
+        x = state.observation_tensor(viewer)
+        np.testing.assert_array_equal(x[:width], counts.state_from_notation(state.notation()).observation_tensor(viewer))
+        adj, deg = kern.tables(state.map)
+        owner, dice, _, _ = kern.arrays(state)
+        scratch = np.empty(n, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64)
+        for k in range(players):
+            seat = (viewer + k) % players
+            if seat not in state.owner:
+                assert x[width + 3 * k: width + 3 * k + 3].tolist() == [0.0, 0.0, 0.0]
+                continue
+            expected = [K.board_value(owner, dice, adj, deg, seat, players, K.WIN_TABLE, np.eye(len(V.TERMS))[V.TERMS.index(t)],
+                                      *scratch) for t in ("expected_losses", "region_losses", "regions")]
+            np.testing.assert_allclose(x[width + 3 * k: width + 3 * k + 3], expected, rtol=1e-6, atol=1e-7)
+            checked += 1
+    assert checked > 100
+
+
 def test_the_value_counts_what_it_says_on_a_hand_made_board():
     # a line 0 - 1 - 2 - 3 - 4: player 0 owns 0, 1 and 3; player 1 owns 2 and 4
     line = [[1], [0, 2], [1, 3], [2, 4], [3]]

@@ -61,7 +61,7 @@ from boardlab.games.dicewars.kernel import (
     list_attacks,
     regions,
 )
-from boardlab.games.dicewars.state import TENSOR_STAGES, DiceWarsState, upper_adjacency
+from boardlab.games.dicewars.state import ODDS_PER_SEAT, TENSOR_STAGES, DiceWarsState, upper_adjacency
 
 UNSEEN = -2  # ``player`` of a node no simulation has reached yet (CHANCE is -1, TERMINAL -4)
 STAGES = len(TENSOR_STAGES)
@@ -114,6 +114,28 @@ def observe(owner, dice, reserve, turn, adj, deg, upper, x):
     x[base + STAGES] = np.float32(turn[4]) / np.float32(RESERVE_CAP)
     x[base + STAGES + 1] = np.float32(min(1.0, turn[5] / (QUIET_ROUNDS * max(1, alive))))
     x[base + STAGES + 2] = np.float32(min(1.0, turn[6] / MAX_BATTLES))
+    base += STAGES + 3
+    if x.shape[0] > base:  # features=odds: its tensor is the longer one
+        for k in range(players):
+            seat = (k + viewer) % players
+            count, _, largest = regions(owner, adj, deg, seat, label)
+            losses = 0.0
+            region_losses = 0.0
+            for a in range(n):
+                if owner[a] != seat:
+                    continue
+                keep = 1.0
+                for j in range(deg[a]):
+                    b = adj[a, j]
+                    if owner[b] != seat and dice[b] > 1:
+                        keep *= 1.0 - WIN_TABLE[dice[b], dice[a]]
+                losses += 1.0 - keep
+                if label[a] == largest:
+                    region_losses += 1.0 - keep
+            row = base + ODDS_PER_SEAT * k
+            x[row] = np.float32(losses / n)
+            x[row + 1] = np.float32(region_losses / n)
+            x[row + 2] = np.float32(count / n)
 
 
 @njit(cache=True)

@@ -10,7 +10,8 @@ Game spec: ``dicewars:players=4`` (2..8 players). Presets:
   dice in all, shared as evenly as rounding allows, one per area then one at a
   time on random areas below 8), up to 8 players (``dicewars:preset=web,players=8``).
 
-``areas=`` and ``dice=flat|orig`` override a preset's values.
+``areas=`` and ``dice=flat|orig`` override a preset's values. ``features=odds`` adds three
+inputs per seat to the observation tensor (below) and changes nothing else.
 
 Rules
 -----
@@ -94,7 +95,15 @@ in turn order 1, and so on. In order:
   areas, reserve / 64;
 * the stage one-hot: ``play``, ``battle``, ``place``, ``won``, ``stalled``,
   ``battle-limit``; then the dice still to place / 64, the quiet end turns as
-  a share of the 8 rounds that cancel the game, and battles / 10,000.
+  a share of the 8 rounds that cancel the game, and battles / 10,000;
+* with ``features=odds`` only (``3 * players`` more entries), per seat (rotated, 3
+  each): its expected losses before its next turn (over its areas, the chance
+  that the adjacent enemy areas of more than one die take it, each attacking
+  once: the course's hold estimate) / areas, the same over its largest region
+  / areas, and its number of regions / areas. These are what the tuned board
+  value of ``dw-emm`` weighs beyond the counts above; they are read off the
+  board with no look at the map's identity, so a value trained on the per-seat
+  block can judge maps it never saw.
 """
 
 from __future__ import annotations
@@ -122,6 +131,8 @@ PLAY, BATTLE, PLACE, OVER = 0, 1, 2, 3
 ENDINGS = ("won", "stalled", "battle-limit")
 #: the stages the observation tensor tells apart, one-hot
 TENSOR_STAGES = ("play", "battle", "place", *ENDINGS)
+#: the per-seat inputs that ``features=odds`` adds to the observation tensor
+ODDS_PER_SEAT = 3
 
 PRESETS = {
     "sui2020": {"areas": 29, "dice": "flat"},
@@ -153,6 +164,9 @@ class DiceWars(Game):
                         lambda v: None if v == 0 or 4 <= v <= 40 else "must be 0 or between 4 and 40"),
         "dice": Option("dice", str, "", "initial dice: flat (3 per area) or orig (the engine's random shares); "
                        "empty: the preset's", one_of("", "flat", "orig")),
+        "features": Option("features", str, "counts", "the observation tensor's per-seat inputs: counts (areas, dice, "
+                           "largest region, reserve) or odds (also each seat's expected losses, over all its areas and "
+                           "over its largest region, and its number of regions)", one_of("counts", "odds")),
     }
 
     def __init__(self, **params: Any) -> None:
@@ -161,6 +175,8 @@ class DiceWars(Game):
         self.players: int = self.params["players"]
         self.areas: int = self.params["areas"] or preset["areas"]
         self.dice_rule: str = self.params["dice"] or preset["dice"]
+        #: per seat, the observation's entries after the stage block (features=odds; 0 for counts)
+        self.odds_per_seat: int = ODDS_PER_SEAT if self.params["features"] == "odds" else 0
         if self.areas < self.players:
             raise SpecError(f"game 'dicewars': {self.areas} areas cannot be dealt to {self.players} players")
         self.width, self.height = grid_for(self.areas)
@@ -300,7 +316,7 @@ class DiceWars(Game):
     def observation_tensor_shape(self) -> tuple[int]:
         """See the module docstring ("Observation tensor")."""
         a, p = self.areas, self.players
-        return (a * (p + 3) + a * (a - 1) // 2 + 6 * p + len(TENSOR_STAGES) + 3,)
+        return (a * (p + 3) + a * (a - 1) // 2 + 6 * p + len(TENSOR_STAGES) + 3 + self.odds_per_seat * p,)
 
     def default_agent(self) -> str | None:
         # expectiminimax over the trained board value, ~50 ms a decision (docs/dicewars-emm.md)
@@ -570,6 +586,39 @@ class DiceWarsState(State):
                 best[p] = size
         return best
 
+    def seat_odds(self) -> tuple[list[float], list[float], list[int]]:
+        """Per seat: its expected losses before its next turn (the sum over its areas of the chance
+        that some adjacent enemy area of more than one die, each attacking once, takes it), the same
+        over its largest region (the first found, in area order, when several are largest), and its
+        number of regions; the extra inputs of ``features=odds``."""
+        owner, dice, adjacent = self.owner, self.dice, self.adjacent
+        players = self.game.players
+        label = [-1] * len(owner)
+        sizes: list[list[int]] = [[] for _ in range(players)]  # per seat, its regions' sizes in label order
+        for a, p in enumerate(owner):
+            if label[a] >= 0:
+                continue
+            label[a] = len(sizes[p])
+            size, todo = 1, [a]
+            while todo:
+                for y in adjacent[todo.pop()]:
+                    if label[y] < 0 and owner[y] == p:
+                        label[y] = len(sizes[p])
+                        size += 1
+                        todo.append(y)
+            sizes[p].append(size)
+        largest = [s.index(max(s)) if s else -1 for s in sizes]
+        losses, region_losses = [0.0] * players, [0.0] * players
+        for a, p in enumerate(owner):
+            keep = 1.0
+            for b in adjacent[a]:
+                if owner[b] != p and dice[b] > 1:
+                    keep *= 1.0 - float(WIN[dice[b], dice[a]])
+            losses[p] += 1.0 - keep
+            if label[a] == largest[p]:
+                region_losses[p] += 1.0 - keep
+        return losses, region_losses, [len(s) for s in sizes]
+
     def player_dice(self, player: int) -> int:
         return sum(d for d, o in zip(self.dice, self.owner) if o == player)
 
@@ -670,7 +719,12 @@ class DiceWarsState(State):
         rest[-3] = self.to_place / RESERVE_CAP
         rest[-2] = min(1.0, self.quiet / (QUIET_ROUNDS * max(1, int(np.count_nonzero(owned)))))
         rest[-1] = min(1.0, self.battles / MAX_BATTLES)
-        return np.concatenate([area.ravel(), upper_adjacency(self.adjacent), seats.ravel(), rest])
+        parts = [area.ravel(), upper_adjacency(self.adjacent), seats.ravel(), rest]
+        if game.odds_per_seat:
+            losses, region_losses, regions = self.seat_odds()
+            odds = np.stack([np.asarray(losses), np.asarray(region_losses), np.asarray(regions, dtype=np.float64)], 1)
+            parts.append((odds[order] / n).astype(np.float32).ravel())
+        return np.concatenate(parts)
 
     def roll_faces(self, battle: tuple) -> tuple[list[int], list[int]]:
         """The dice shown for a battle: drawn conditioned on its outcome from the stream of
