@@ -41,15 +41,14 @@ def extended(net: PolicyValueNet, width: int) -> PolicyValueNet:
             raise BoardlabError(f"the value reads {arch['value_inputs']!r}, not the tensor's end: the new entries would fall outside it")
         arch["value_inputs"] = f"-{old - start + extra}:"
     wide = PolicyValueNet((width,), net.actions, net.values, arch)
-    state = net.state_dict()
-    out = wide.state_dict()
-    for key, value in state.items():
-        if key in ("trunk.1.weight", "value_trunk.0.weight"):  # the first layers: zero columns for the new inputs
-            grown = torch.zeros_like(out[key])
-            grown[:, : value.shape[1]] = value
-            out[key] = grown
-        else:
-            out[key] = value
+    out = net.state_dict()
+    trunks = ["trunk"] + (["value_trunk"] if net.value_inputs is not None else [])
+    for trunk in trunks:  # the first layer of each trunk reads the tensor: zero columns for the new inputs
+        first = next(i for i, m in enumerate(getattr(net, trunk)) if isinstance(m, torch.nn.Linear))
+        key = f"{trunk}.{first}.weight"
+        grown = torch.zeros_like(wide.state_dict()[key])
+        grown[:, : out[key].shape[1]] = out[key]
+        out[key] = grown
     wide.load_state_dict(out)
     return wide.eval()
 

@@ -96,6 +96,8 @@ def observe(owner, dice, reserve, turn, adj, deg, upper, x):
         x[base + i] = upper[i]
     base += upper.shape[0]
     label = np.empty(n, dtype=np.int64)
+    odds = base + 6 * players + STAGES + 3  # where features=odds' entries start
+    with_odds = x.shape[0] > odds  # features=odds: its tensor is the longer one
     alive = 0
     for k in range(players):
         seat = (k + viewer) % players
@@ -107,35 +109,40 @@ def observe(owner, dice, reserve, turn, adj, deg, upper, x):
             alive += 1
         x[row + 2] = np.float32(owned[seat] / n)
         x[row + 3] = np.float32(total[seat] / (MAX_DICE * n))
-        x[row + 4] = np.float32(regions(owner, adj, deg, seat, label)[1]) / np.float32(n)
+        count, largest_size, largest = regions(owner, adj, deg, seat, label)
+        x[row + 4] = np.float32(largest_size) / np.float32(n)
         x[row + 5] = np.float32(reserve[seat]) / np.float32(RESERVE_CAP)
+        if with_odds:
+            _seat_odds(owner, dice, adj, deg, seat, label, largest, count, x, odds + ODDS_PER_SEAT * k)
     base += 6 * players
     x[base] = 1.0  # the stage: play
     x[base + STAGES] = np.float32(turn[4]) / np.float32(RESERVE_CAP)
     x[base + STAGES + 1] = np.float32(min(1.0, turn[5] / (QUIET_ROUNDS * max(1, alive))))
     x[base + STAGES + 2] = np.float32(min(1.0, turn[6] / MAX_BATTLES))
-    base += STAGES + 3
-    if x.shape[0] > base:  # features=odds: its tensor is the longer one
-        for k in range(players):
-            seat = (k + viewer) % players
-            count, _, largest = regions(owner, adj, deg, seat, label)
-            losses = 0.0
-            region_losses = 0.0
-            for a in range(n):
-                if owner[a] != seat:
-                    continue
-                keep = 1.0
-                for j in range(deg[a]):
-                    b = adj[a, j]
-                    if owner[b] != seat and dice[b] > 1:
-                        keep *= 1.0 - WIN_TABLE[dice[b], dice[a]]
-                losses += 1.0 - keep
-                if label[a] == largest:
-                    region_losses += 1.0 - keep
-            row = base + ODDS_PER_SEAT * k
-            x[row] = np.float32(losses / n)
-            x[row + 1] = np.float32(region_losses / n)
-            x[row + 2] = np.float32(count / n)
+
+
+@njit(cache=True)
+def _seat_odds(owner, dice, adj, deg, seat, label, largest, count, x, row):
+    """``seat``'s three entries of ``features=odds`` into ``x[row:row + 3]`` (see
+    :meth:`DiceWarsState._seat_odds`); ``label``, ``largest``, ``count``: its regions, as
+    :func:`boardlab.games.dicewars.kernel.regions` left them."""
+    n = owner.shape[0]
+    losses = 0.0
+    region_losses = 0.0
+    for a in range(n):
+        if owner[a] != seat:
+            continue
+        keep = 1.0
+        for j in range(deg[a]):
+            b = adj[a, j]
+            if owner[b] != seat and dice[b] > 1:
+                keep *= 1.0 - WIN_TABLE[dice[b], dice[a]]
+        losses += 1.0 - keep
+        if label[a] == largest:
+            region_losses += 1.0 - keep
+    x[row] = np.float32(losses / n)
+    x[row + 1] = np.float32(region_losses / n)
+    x[row + 2] = np.float32(count / n)
 
 
 @njit(cache=True)

@@ -568,33 +568,14 @@ class DiceWarsState(State):
 
     def largest_regions(self) -> list[int]:
         """:meth:`largest_region` of every seat, in one pass over the map."""
-        owner, adjacent = self.owner, self.adjacent
-        best = [0] * self.game.players
-        seen = [False] * len(owner)
-        for a, p in enumerate(owner):
-            if seen[a]:
-                continue
-            seen[a] = True
-            size, todo = 1, [a]
-            while todo:
-                for y in adjacent[todo.pop()]:
-                    if not seen[y] and owner[y] == p:
-                        seen[y] = True
-                        size += 1
-                        todo.append(y)
-            if size > best[p]:
-                best[p] = size
-        return best
+        return [max(sizes, default=0) for sizes in self.region_labels()[1]]
 
-    def seat_odds(self) -> tuple[list[float], list[float], list[int]]:
-        """Per seat: its expected losses before its next turn (the sum over its areas of the chance
-        that some adjacent enemy area of more than one die, each attacking once, takes it), the same
-        over its largest region (the first found, in area order, when several are largest), and its
-        number of regions; the extra inputs of ``features=odds``."""
-        owner, dice, adjacent = self.owner, self.dice, self.adjacent
-        players = self.game.players
+    def region_labels(self) -> tuple[list[int], list[list[int]]]:
+        """Each area's region among its owner's connected regions (numbered from 0 in area order), and
+        per seat the sizes of its regions in that order."""
+        owner, adjacent = self.owner, self.adjacent
         label = [-1] * len(owner)
-        sizes: list[list[int]] = [[] for _ in range(players)]  # per seat, its regions' sizes in label order
+        sizes: list[list[int]] = [[] for _ in range(self.game.players)]
         for a, p in enumerate(owner):
             if label[a] >= 0:
                 continue
@@ -607,17 +588,26 @@ class DiceWarsState(State):
                         size += 1
                         todo.append(y)
             sizes[p].append(size)
+        return label, sizes
+
+    def _seat_odds(self, label: list[int], sizes: list[list[int]]) -> np.ndarray:
+        """The inputs of ``features=odds``, (players, 3) in seat order: each seat's expected losses before
+        its next turn (the sum over its areas of the chance that some adjacent enemy area of more than one
+        die, each attacking once, takes it), the same over its largest region (the first in area order
+        when several are largest) and its number of regions; ``label``, ``sizes``: :meth:`region_labels`."""
+        owner, dice, adjacent = self.owner, self.dice, self.adjacent
         largest = [s.index(max(s)) if s else -1 for s in sizes]
-        losses, region_losses = [0.0] * players, [0.0] * players
+        odds = np.zeros((self.game.players, ODDS_PER_SEAT))
+        odds[:, 2] = [len(s) for s in sizes]
         for a, p in enumerate(owner):
             keep = 1.0
             for b in adjacent[a]:
                 if owner[b] != p and dice[b] > 1:
                     keep *= 1.0 - float(WIN[dice[b], dice[a]])
-            losses[p] += 1.0 - keep
+            odds[p, 0] += 1.0 - keep
             if label[a] == largest[p]:
-                region_losses[p] += 1.0 - keep
-        return losses, region_losses, [len(s) for s in sizes]
+                odds[p, 1] += 1.0 - keep
+        return odds
 
     def player_dice(self, player: int) -> int:
         return sum(d for d, o in zip(self.dice, self.owner) if o == player)
@@ -712,7 +702,8 @@ class DiceWarsState(State):
         seats[:, 1] = owned > 0
         seats[:, 2] = owned / n
         seats[:, 3] = np.bincount(owner, weights=self.dice, minlength=players)[order] / (MAX_DICE * n)
-        seats[:, 4] = np.asarray(self.largest_regions(), dtype=np.float32)[order] / n
+        label, sizes = self.region_labels()
+        seats[:, 4] = np.asarray([max(s, default=0) for s in sizes], dtype=np.float32)[order] / n
         seats[:, 5] = np.asarray(self.reserve, dtype=np.float32)[order] / RESERVE_CAP
         rest = np.zeros(len(TENSOR_STAGES) + 3, dtype=np.float32)
         rest[TENSOR_STAGES.index(self.end if self.phase == OVER else TENSOR_STAGES[self.phase])] = 1.0
@@ -721,9 +712,7 @@ class DiceWarsState(State):
         rest[-1] = min(1.0, self.battles / MAX_BATTLES)
         parts = [area.ravel(), upper_adjacency(self.adjacent), seats.ravel(), rest]
         if game.odds_per_seat:
-            losses, region_losses, regions = self.seat_odds()
-            odds = np.stack([np.asarray(losses), np.asarray(region_losses), np.asarray(regions, dtype=np.float64)], 1)
-            parts.append((odds[order] / n).astype(np.float32).ravel())
+            parts.append((self._seat_odds(label, sizes)[order] / n).astype(np.float32).ravel())
         return np.concatenate(parts)
 
     def roll_faces(self, battle: tuple) -> tuple[list[int], list[int]]:
