@@ -255,7 +255,11 @@ def test_cli_json_streams_games_then_a_summary(tmp_path):
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     games, summary = lines[:-1], lines[-1]
     assert len(games) == 3 and all(g["type"] == "game" for g in games)
-    assert set(games[0]) == {"type", "tournament", "index", "seed", "seats", "agents", "returns", "scores", "seconds", "done", "total", "stored"}
+    assert set(games[0]) == {"type", "tournament", "index", "seed", "seats", "agents", "returns", "scores", "seconds", "done", "total", "stored",
+                             "stats"}
+    for one in games:  # each seat's decisions and the wall time they took
+        decisions = one["stats"]["decisions"]
+        assert len(decisions) == 3 and all(n >= 1 and seconds >= 0 for n, seconds in decisions)
     assert sorted(g["done"] for g in games) == [1, 2, 3] and games[0]["total"] == 3
     assert summary["type"] == "summary" and summary["played"] == 3 and summary["already_stored"] == 0
     assert summary["config"]["agents"] == ["greedy", "random", "random:seed=1"]

@@ -54,7 +54,9 @@ def test_compiled_games_are_the_python_games(tmp_path):
     compiled = ttr_study.run("official", games=2, players=[4], store=tmp_path / "a.sqlite", compiled=True)
     python = ttr_study.run("official", games=2, players=[4], store=tmp_path / "b.sqlite", compiled=False)
     for a, b in zip(compiled[4], python[4]):
-        assert a.record["actions"] == b.record["actions"] and a.scores == b.scores and a.stats == b.stats
+        assert a.record["actions"] == b.record["actions"] and a.scores == b.scores
+        # the same counts; only a game played step by step times its seats' decisions
+        assert "decisions" not in a.stats and len(b.stats.pop("decisions")) == 4 and a.stats == b.stats
         assert a.record["moves"] == b.record["moves"]
 
 

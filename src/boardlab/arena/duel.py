@@ -14,6 +14,7 @@ from boardlab.agents.base import Agent
 from boardlab.agents.registry import make_agent
 from boardlab.arena.backends import check_backend, chunked, map_tasks
 from boardlab.arena.play import play_game
+from boardlab.arena.stats import wilson
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.core.records import GameRecord
@@ -94,6 +95,17 @@ class DuelResult:
             "moves": list(self.moves),
             "seconds_per_move": self.seconds_per_move,
         }
+
+
+def duel_keys(opponent: str, wins: int, draws: int, losses: int, seconds_per_move: list[float | None]) -> dict[str, Any]:
+    """A duel's summary as ``evaluate`` prints it: the counts, the score (draws count half) with its 95 %
+    Wilson interval, and each side's mean wall seconds per decision (None where none was timed)."""
+    games = wins + draws + losses
+    points = wins + 0.5 * draws
+    low, high = wilson(points, games)
+    return {"opponent": opponent, "wins": wins, "draws": draws, "losses": losses,
+            "score": points / games if games else 0.0, "score_low": low, "score_high": high,
+            "seconds_per_move": seconds_per_move[0], "opponent_seconds_per_move": seconds_per_move[1]}
 
 
 def duel(

@@ -79,7 +79,8 @@ class GameResult:
     scores: list[float] | None
     record: dict[str, Any]
     seconds: float
-    #: ``{"game": state.statistics(), "agents": [agent.statistics() of each seat]}`` when any is given
+    #: ``{"game": state.statistics(), "agents": [agent.statistics() of each seat], "decisions": [[decisions,
+    #: wall seconds of their steps] of each seat]}`` (no ``decisions`` for a compiled match), or None
     stats: dict[str, Any] | None = None
 
     @property

@@ -106,7 +106,16 @@ def table_score(game: Game, mine: str, opponent: str, games: int, seed: int,
         if on_game is not None:
             on_game(one.index, one.record)
     results.sort(key=lambda one: one.index)
-    shares = [one.share for one in results]
+    return table_summary(opponent, players, [one.share for one in results],
+                         [one.score for one in results if one.score is not None],
+                         [one.opponent_score for one in results if one.opponent_score is not None])
+
+
+def table_summary(opponent: str, players: int, shares: list[float], scores: list[float],
+                  opponent_scores: list[float]) -> dict[str, Any]:
+    """The keys of :func:`table_score` from each game's win share and, where the game keeps scores, the
+    agent's score and the opponents' mean score (empty lists where it keeps none)."""
+    games = len(shares)
     share, share_low, share_high = mean_interval(shares)
     share_low, share_high = max(0.0, share_low), min(1.0, share_high)  # a share lies in 0..1 whatever the t interval says
     out: dict[str, Any] = {"opponent": opponent, "games": games, "players": players, "fair": 1.0 / players,
@@ -114,8 +123,6 @@ def table_score(game: Game, mine: str, opponent: str, games: int, seed: int,
                            "wins": sum(1 for s in shares if s > 0)}
     if set(shares) <= {0.0, 1.0}:  # no shared wins: a proportion, whose Wilson interval stays within 0..1
         out["share_low"], out["share_high"] = wilson(sum(shares), games)
-    scores = [one.score for one in results if one.score is not None]
-    opponent_scores = [one.opponent_score for one in results if one.opponent_score is not None]
     if scores:
         out["score"], out["score_low"], out["score_high"] = mean_interval(scores)
         out["opponent_score"], out["opponent_score_low"], out["opponent_score_high"] = mean_interval(opponent_scores)

@@ -86,17 +86,26 @@ def play_scheduled(job: Job, scheduled: ScheduledGame) -> GameResult:
     match = None
     if job.compiled and len({type(a) for a in agents}) == 1:
         match = type(agents[0]).compiled_match(game, agents, scheduled.seed)
+    decisions: list[list[float]] = []  # per seat: [decisions, wall seconds their steps took]; none for a compiled match
     if match is not None:
         record, state = replay_to_end(game, match.actions, scheduled.seed, [a.spec for a in agents])
         agent_stats = list(match.statistics)
     else:
-        record, state = play_to_end(game, agents, scheduled.seed)
+        decisions.extend([0, 0.0] for _ in agents)
+
+        def timed(seat: int, step_seconds: float) -> None:
+            decisions[seat][0] += 1
+            decisions[seat][1] += step_seconds
+
+        record, state = play_to_end(game, agents, scheduled.seed, on_step=timed)
         agent_stats = [a.statistics() for a in agents]
     seconds = time.perf_counter() - start
     game_stats = state.statistics()
-    stats = None
-    if game_stats is not None or any(s is not None for s in agent_stats):
+    stats: dict[str, Any] | None = None
+    if game_stats is not None or any(s is not None for s in agent_stats) or decisions:
         stats = {"game": game_stats, "agents": agent_stats}
+        if decisions:
+            stats["decisions"] = decisions
     return GameResult(
         index=scheduled.index,
         seed=scheduled.seed,

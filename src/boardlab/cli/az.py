@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 import shlex
+from contextlib import nullcontext
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -220,22 +221,39 @@ def evaluate(
     address: Annotated[Optional[str], typer.Option("--address", help="With --backend ray: the cluster's address.", show_default=False)] = None,
     baselines: Annotated[bool, typer.Option("--baselines/--no-baselines", help="Play the random and MCTS duels or tables "
                                             "before the --opponent ones; --no-baselines plays only those.")] = True,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object: model, game, simulations, games, duels "
+    store_path: Annotated[Optional[Path], typer.Option("--store", help="Play each duel and table as a gauntlet tournament in "
+                                                       "this results store (SQLite, as boardlab tournament's): every game is "
+                                                       "stored as it ends, and the same command run again plays only the missing "
+                                                       "ones. A duel plays the same games as without it; a table plays the "
+                                                       "gauntlet's seats and seeds and needs one different opponent per other seat "
+                                                       "(a+b+c), so use it with --no-baselines in games of more players.",
+                                                       show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object: model, game, simulations, games, store (the "
+                                           "--store path or null), duels "
                                            "{random, mcts (not with --no-baselines), SPEC...: {opponent, wins, draws, losses, score, score_low, score_high, "
                                            "seconds_per_move, "
-                                           "opponent_seconds_per_move}} (score: draws count half, with its 95 % interval; seconds: "
+                                           "opponent_seconds_per_move, and with --store tournament (its id)}} "
+                                           "(score: draws count half, with its 95 % interval; seconds: "
                                            "each side's mean wall time per decision; two-player games), tables {random, mcts, SPEC...: "
                                            "{opponent, games, players, fair, share, share_low, share_high, wins, and where the game keeps "
                                            "scores score, score_low, score_high, "
-                                           "opponent_score, opponent_score_low, opponent_score_high}} (games of more players: the network "
+                                           "opponent_score, opponent_score_low, opponent_score_high, and with --store tournament}} "
+                                           "(games of more players: the network "
                                            "at a table of the opponent's copies, its seat rotated; share: its mean win share, 95 % "
                                            "intervals), optimal (share of optimal moves on the shipped Connect Four set, standard Connect "
-                                           "Four only, else null), kept (share of moves that keep the position's result, the same way).")] = False,
+                                           "Four only, else null), kept (share of moves that keep the position's result, the same way). "
+                                           "Progress goes to stderr: a bar on a terminal, else one line per finished game.")] = False,
 ) -> None:
     """The network against random, MCTS and any --opponent: duels in two-player games, seat-rotated tables in
-    games of more players (win shares and mean scores with 95 % intervals); its share of optimal moves on standard Connect Four."""
+    games of more players (win shares and mean scores with 95 % intervals); its share of optimal moves on standard Connect Four.
+
+    Each game's result is shown as it ends (the running tally on the bar, or a line on stderr when it is not a
+    terminal); with --store the games are kept as they end, so a stopped evaluation resumes where it was."""
     from boardlab.agents.registry import make_agent
+    from boardlab.arena.gauntlet import duel_summary, gauntlet_config, gauntlet_table_summary, play_gauntlet, seat_of_first_agent
+    from boardlab.arena.store import ResultStore
     from boardlab.arena.table import table_score
+    from boardlab.core.files import check_output_file
     from boardlab.core.registry import make
     from boardlab.experiments.az_training import duel_score, graded_shares, is_graded_game
     from boardlab.nn.az_net import load_model
@@ -253,14 +271,47 @@ def evaluate(
         for one in other.split("+") if game.num_players() > 2 else [other]:
             make_agent(one, game)  # a wrong spec fails before any game is played
         opponents[other] = other
-    result = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games, "duels": {}, "tables": {},
-              "optimal": None, "kept": None}
-    pool = {"workers": workers, "backend": backend, "address": address}
-    with progress_bar("az evaluate") as progress:
+    configs = {}
+    if store_path is not None:
+        check_output_file(store_path, "--store")
+        configs = {key: gauntlet_config(game, spec, against, games, seed) for key, against in opponents.items()}
+    result: dict[str, Any] = {"model": str(path), "game": game.spec(), "simulations": simulations, "games": games,
+              "store": None if store_path is None else str(store_path), "duels": {}, "tables": {}, "optimal": None, "kept": None}
+    pool: dict[str, Any] = {"workers": workers, "backend": backend, "address": address}
+    duels = game.num_players() == 2
+    with progress_bar("az evaluate") as progress, ResultStore(store_path) if store_path is not None else nullcontext() as store:
         for key, against in opponents.items():
             task = progress.add_task(f"against {against}", total=games, note="")
-            tick = lambda _index, _record, t=task: progress.advance(t)  # noqa: E731  (games come back in any order)
-            if game.num_players() == 2:
+            tally = GameTally(f"against {against}" if duels else f"at a table of {against}", games, duels, game.game_type.min_utility)
+
+            def shown(returns: list[float], seat: int, record: dict, task=task, tally=tally) -> None:
+                tally.add(returns, seat, record)
+                progress.update(task, completed=tally.games, note=tally.summary())
+                if not err_console.is_terminal:
+                    err_console.print(tally.line(), markup=False, soft_wrap=True)
+
+            if store is not None:
+                config = configs[key]
+                begun = store.find_tournament(config.id) is not None
+                for earlier in store.games(config.id) if begun else []:  # a resumed evaluation counts on from its stored games
+                    tally.add(earlier.returns, seat_of_first_agent(earlier), earlier.record)
+                progress.update(task, completed=tally.games, note=tally.summary())
+                try:
+                    stored = play_gauntlet(config, store, _evaluate_command(path, simulations, config.id), **pool,
+                                           on_game=lambda update, shown=shown: shown(update.result.returns,
+                                                                                     seat_of_first_agent(update.result),
+                                                                                     update.result.record))
+                except KeyboardInterrupt:
+                    kept = len(store.finished_indices(config.id))
+                    err_console.print(f"interrupted: {kept} of {games} games {tally.label} are stored in {store_path}; "
+                                      f"run the same command again to play the rest", markup=False)
+                    raise typer.Exit(130) from None
+                summary = duel_summary(against, stored) if duels else gauntlet_table_summary(game, against, stored)
+                (result["duels"] if duels else result["tables"])[key] = {**summary, "tournament": config.id}
+                continue
+            # a duel seats the network first in its even-numbered games, a table at seat index % players
+            tick = lambda index, record, shown=shown: shown(record.returns, index % game.num_players(), record.to_dict())  # noqa: E731
+            if duels:
                 result["duels"][key] = duel_score(game, spec, against, games, seed, on_game=tick, **pool)
             else:
                 result["tables"][key] = table_score(game, spec, against, games, seed, on_game=tick, **pool)
@@ -288,6 +339,46 @@ def evaluate(
     if result["optimal"] is not None:
         console.print(f"  optimal moves: {100 * result['optimal']:.1f} % of the shipped Connect Four set; "
                       f"{100 * result['kept']:.1f} % keep the position's result")
+
+
+def _evaluate_command(model: Path, simulations: int, tournament: str) -> str:
+    """What the store records as the command that began a tournament of ``evaluate --store``."""
+    return f"boardlab evaluate {shlex.quote(str(model))} --simulations {simulations} --store (tournament {tournament})"
+
+
+class GameTally:
+    """The running count of an evaluation's games as they end (in any order): the bar's note, and one line
+    per game where stderr is not a terminal (so a background run's log shows where it stands)."""
+
+    def __init__(self, label: str, total: int, duel: bool, worst: float) -> None:
+        self.label, self.total, self.duel, self.worst = label, total, duel, worst
+        self.games = self.wins = self.draws = self.losses = 0
+        self.share = 0.0
+        self.last = ""
+
+    def add(self, returns: list[float], seat: int, record: dict) -> None:
+        from boardlab.arena.table import win_share
+
+        self.games += 1
+        if self.duel:
+            margin = returns[seat] - returns[1 - seat]
+            outcome = "won" if margin > 0 else "lost" if margin < 0 else "drawn"
+            self.wins, self.draws, self.losses = (self.wins + (margin > 0), self.draws + (margin == 0),
+                                                  self.losses + (margin < 0))
+        else:
+            share = win_share(returns, seat, self.worst)
+            self.share += share
+            outcome = f"win share {share:g}"
+        end = f", ended {record['end']}" if record.get("end") else ""
+        self.last = f"seat {seat + 1}: {outcome} after {len(record.get('actions', []))} actions{end}"
+
+    def summary(self) -> str:
+        if self.duel:
+            return f"{self.wins} won, {self.draws} drawn, {self.losses} lost"
+        return f"win share {100 * self.share / max(1, self.games):.1f} %"
+
+    def line(self) -> str:
+        return f"evaluate: {self.label}: game {self.games} of {self.total} ({self.last}); so far {self.summary()}"
 
 
 def _milliseconds(seconds: float | None) -> str:

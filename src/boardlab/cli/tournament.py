@@ -21,8 +21,9 @@ from boardlab.core.files import check_output_file, check_output_folder
 
 GAME_KEYS = (
     "type ('game'), tournament, index, seed, seats, agents, returns, scores, seconds, done, total, "
-    "stored (false when another process running this tournament stored the game first), and stats when the game "
-    "or its agents report statistics ({game: state.statistics(), agents: [agent.statistics()]})"
+    "stored (false when another process running this tournament stored the game first), and stats ({game: "
+    "state.statistics(), agents: [agent.statistics()], decisions: [[decisions, wall seconds of their steps] of each "
+    "seat]}; decisions left out, and stats absent when there is nothing else, for a game played in compiled code)"
 )
 SUMMARY_KEYS = (
     "type ('summary'), tournament, store, config {game, agents, players, games, format, seed, resolved_agents "

@@ -41,8 +41,7 @@ import torch
 from boardlab.agents.az import pick_device
 from boardlab.agents.az_selfplay import Samples, SelfPlaySettings, self_play
 from boardlab.arena.backends import map_tasks
-from boardlab.arena.duel import duel
-from boardlab.arena.stats import wilson
+from boardlab.arena.duel import duel, duel_keys
 from boardlab.arena.table import table_score
 from boardlab.core.engines import grading_engine, grading_set_loader
 from boardlab.core.errors import BoardlabError
@@ -187,12 +186,7 @@ def duel_score(game, mine: str, opponent: str, games: int, seed: int, on_game: C
     its 95 % Wilson interval, and each side's mean wall seconds per decision (to compare searches at equal time);
     played on a pool of ``workers`` (see :func:`~boardlab.arena.duel.duel`)."""
     result = duel(game, mine, opponent, games, seed=seed, on_game=on_game, workers=workers, backend=backend, address=address)
-    points = result.wins + 0.5 * result.draws
-    low, high = wilson(points, result.games)
-    seconds, opponent_seconds = result.seconds_per_move
-    return {"opponent": opponent, "wins": result.wins, "draws": result.draws, "losses": result.losses,
-            "score": points / result.games, "score_low": low, "score_high": high,
-            "seconds_per_move": seconds, "opponent_seconds_per_move": opponent_seconds}
+    return duel_keys(opponent, result.wins, result.draws, result.losses, result.seconds_per_move)
 
 
 def graded_shares(game, spec: str, seed: int, on_position: Callable | None = None,
