@@ -369,7 +369,7 @@ class GameTally:
             share = win_share(returns, seat, self.worst)
             self.share += share
             outcome = f"win share {share:g}"
-        end = f", ended {record['end']}" if record.get("end") else ""
+        end = f"; the game's end: {record['end']}" if record.get("end") else ""
         self.last = f"seat {seat + 1}: {outcome} after {len(record.get('actions', []))} actions{end}"
 
     def summary(self) -> str:
