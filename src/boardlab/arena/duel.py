@@ -97,6 +97,12 @@ class DuelResult:
         }
 
 
+def duel_outcome(returns: list[float], seat: int) -> int:
+    """1, 0 or -1: the two-player game's result for ``seat`` (won, drawn, lost), from its returns."""
+    margin = returns[seat] - returns[1 - seat]
+    return (margin > 0) - (margin < 0)
+
+
 def duel_keys(opponent: str, wins: int, draws: int, losses: int, seconds_per_move: list[float | None]) -> dict[str, Any]:
     """A duel's summary as ``evaluate`` prints it: the counts, the score (draws count half) with its 95 %
     Wilson interval, and each side's mean wall seconds per decision (None where none was timed)."""
@@ -167,8 +173,7 @@ def _play_duel_games(game: Game, agents: tuple[Agent, Agent], indices: Iterable[
             result.seconds[which] += seconds
 
         record = play_game(game, seats, derive_seed(result.seed, index), on_step=timed)
-        margin = record.returns[seat_a] - record.returns[1 - seat_a]
-        outcome = (margin > 0) - (margin < 0)
+        outcome = duel_outcome(record.returns, seat_a)
         if outcome > 0:
             result.wins += 1
         elif outcome < 0:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from boardlab.arena.duel import duel_keys
+from boardlab.arena.duel import duel_keys, duel_outcome
 from boardlab.arena.store import GameResult, ResultStore
 from boardlab.arena.table import table_summary, win_share
 from boardlab.arena.tournament import Progress, TournamentConfig, play_missing, prepare
@@ -58,8 +58,8 @@ def duel_summary(opponent: str, results: list[GameResult]) -> dict[str, Any]:
     moves, seconds = [0, 0], [0.0, 0.0]
     for result in results:
         seat = seat_of_first_agent(result)
-        margin = result.returns[seat] - result.returns[1 - seat]
-        wins, draws, losses = wins + (margin > 0), draws + (margin == 0), losses + (margin < 0)
+        outcome = duel_outcome(result.returns, seat)
+        wins, draws, losses = wins + (outcome > 0), draws + (outcome == 0), losses + (outcome < 0)
         decisions = (result.stats or {}).get("decisions")
         if decisions:
             for side, where in enumerate((seat, 1 - seat)):

@@ -357,14 +357,15 @@ class GameTally:
         self.last = ""
 
     def add(self, returns: list[float], seat: int, record: dict) -> None:
+        from boardlab.arena.duel import duel_outcome
         from boardlab.arena.table import win_share
 
         self.games += 1
         if self.duel:
-            margin = returns[seat] - returns[1 - seat]
-            outcome = "won" if margin > 0 else "lost" if margin < 0 else "drawn"
-            self.wins, self.draws, self.losses = (self.wins + (margin > 0), self.draws + (margin == 0),
-                                                  self.losses + (margin < 0))
+            result = duel_outcome(returns, seat)
+            outcome = {1: "won", 0: "drawn", -1: "lost"}[result]
+            self.wins, self.draws, self.losses = (self.wins + (result > 0), self.draws + (result == 0),
+                                                  self.losses + (result < 0))
         else:
             share = win_share(returns, seat, self.worst)
             self.share += share
