@@ -294,6 +294,20 @@ def test_a_setting_the_game_cannot_take_is_refused_before_a_run_starts(tmp_path,
     assert not (tmp_path / "cli" / "checkpoint.pt").exists()
 
 
+def test_a_resumed_run_may_evaluate_more_often_and_learns_the_same_weights(tmp_path):
+    """--eval-every changes only which networks are saved and evaluated: evaluations never touch what is learned."""
+    sparse = Trainer(tmp_path / "sparse", _cfg(iterations=3, eval_every=100000))
+    sparse.run()
+    Trainer(tmp_path / "dense", _cfg(iterations=1, eval_every=100000)).run()
+    dense = Trainer(tmp_path / "dense", _cfg(iterations=3, eval_every=1))
+    dense.run()
+    assert (tmp_path / "dense" / "model.pt").read_bytes() == (tmp_path / "sparse" / "model.pt").read_bytes()
+    assert sorted(p.name for p in (tmp_path / "dense" / "models").iterdir()) == ["iter-0001.pt", "iter-0002.pt", "iter-0003.pt"]
+    assert [h["iteration"] for h in json.loads((tmp_path / "dense" / "history.json").read_text()) if "eval" in h] == [1, 2, 3]
+    changed = runner.invoke(app, ["train", "az", *TINY, "--out", str(tmp_path / "dense"), "--iterations", "4", "--steps", "4"])
+    assert changed.exit_code != 0 and "steps=3" in changed.output and "--eval-every may change" in changed.output
+
+
 def test_a_run_from_before_augmentation_resumes_without_it(tmp_path):
     """Runs started before the option have no augment key in config.json nor in the checkpoint: they were plain."""
     old = tmp_path / "old"

@@ -264,3 +264,53 @@ def test_a_win_found_at_once_is_played_even_when_another_move_has_more_visits(en
         visits = {c["action"]: c["visits"] for c in agent.last_search["children"]}
         assert 0 < visits[0] < visits[1]
     assert chosen == {True: 0, False: 1}
+
+
+@pytest.mark.parametrize("toward", [0.0, -1.0])
+def test_value_targets_fade_toward_the_loss_so_only_wins_lose_worth(toward):
+    """Each seat's target, k plies before the end: ``toward + (result - toward) * discount**k``; with the loss
+    (-1) as target the loser's stays -1 however far the end is, the winner's falls toward -1."""
+    from boardlab.agents.az_selfplay import training_samples
+
+    game = make("connect4:rows=4,cols=5,k=3")
+    rng = np.random.default_rng(4)
+    while True:
+        state, records = game.new_initial_state(), []
+        while not state.is_terminal():
+            mover = state.current_player()
+            records.append((state.observation_tensor(mover), state.legal_actions_mask(), np.zeros(game.cols, np.float32),
+                            mover, len(state.history), 0.0))
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+        if state.returns()[0] != 0:
+            break
+    samples = training_samples(game, [(state, records)], SelfPlaySettings(discount=0.9, discount_toward=toward),
+                               lambda returns, mover: relative_values(np.asarray(returns), mover, 2))
+    left = len(records) - np.arange(len(records))
+    won = np.array([state.returns()[r[3]] > 0 for r in records])
+    mine = samples.value[:, 0]  # the mover's own entry
+    assert np.allclose(mine[won], toward + (1 - toward) * 0.9 ** left[won])
+    assert np.allclose(mine[~won], toward + (-1 - toward) * 0.9 ** left[~won])
+    if toward == -1.0:
+        assert (mine[~won] == -1).all() and (samples.value[:, 1][won] == -1).all()
+
+
+def test_a_discount_toward_the_loss_is_kept_in_the_model_and_refused_where_it_means_nothing(tmp_path):
+    cfg = AZConfig(game="dicewars:players=4", discount=0.99, discount_toward=-1.0, kind="mlp", hidden=8, layers=1)
+    assert Trainer(tmp_path / "dw", cfg)._model_payload()["meta"]["discount_toward"] == -1.0
+    with pytest.raises(BoardlabError, match="--discount-toward needs a game whose network values every seat"):
+        Trainer(tmp_path / "c4", AZConfig(discount=0.99, discount_toward=-1.0))
+    with pytest.raises(BoardlabError, match="no effect without a --discount below 1"):
+        Trainer(tmp_path / "dw1", AZConfig(game="dicewars:players=4", discount_toward=-1.0))
+    game = make("dicewars:players=4")
+    path = tmp_path / "toward.pt"
+    save_model(_network(game), path, game.spec(), {"discount": 0.99, "discount_toward": -1.0})
+    state = game.new_initial_state(3)
+    agent = make_agent(f"az:path={path},simulations=20", game)
+    agent.reset(game, state.current_player(), 0)
+    agent.step(state)
+    assert agent.last_search["discount"] == 0.99 and agent.last_search["discount_toward"] == -1.0
+    with pytest.raises(BoardlabError, match="fades toward 0 only"):
+        c4 = make("connect4")
+        puct_engine(c4)(c4.new_initial_state(), dense_network(_network(c4)), PUCTSettings(discount=0.9, discount_toward=-1.0),
+                        np.random.default_rng(0))

@@ -225,3 +225,33 @@ def test_self_play_runs_through_the_compiled_engine():
     assert np.all(np.abs(samples.value) <= 1.0)
     np.testing.assert_allclose(samples.policy.sum(axis=1), 1.0, atol=1e-5)
     assert np.all(samples.policy[~samples.mask] == 0)
+
+
+@pytest.mark.parametrize("engine", ["generic", "compiled"])
+@pytest.mark.parametrize("toward", [0.0, -1.0])
+def test_a_discounted_value_fades_toward_its_target_one_node_up(engine, toward):
+    """One simulation backs one value up one path, all in the mover's turn (an attack, its drawn outcome): each
+    node keeps ``toward + (value - toward) * discount`` of the node below it, so with the loss as target a
+    far win fades toward a loss and a loss stays a loss."""
+    from boardlab.agents.puct import PUCTSearch, run_simulations
+
+    game = make("dicewars:players=4")
+    net = _network(game, seed=2)
+    settings = PUCTSettings(c=1.5, discount=0.5, discount_toward=toward)
+    for k, state in enumerate(_decisions(game, 4, seed=5)):
+        if engine == "generic":
+            search = PUCTSearch(state, settings, np.random.default_rng(k))
+            run_simulations([search], 1, Evaluator(net).evaluate)
+        else:
+            search = CompiledDiceWarsPUCT(state, dense_network(net), settings, np.random.default_rng(k))
+            assert search.run(1) == 1
+        snap = search.snapshot()
+        path = [0]
+        while True:
+            below = [n for n in range(1, len(snap.parent)) if snap.parent[n] == path[-1] and snap.visits[n] > 0]
+            if not below:
+                break
+            path.extend(below)
+        assert len(path) >= 2
+        for parent, child in zip(path, path[1:]):
+            assert snap.mean[parent] - toward == pytest.approx(0.5 * (snap.mean[child] - toward), abs=1e-6)

@@ -190,6 +190,7 @@ class AZAgent(Agent):
         self.last_search = {
             "engine": search.engine,
             "discount": search.discount,
+            "discount_toward": self._discount_toward(),
             "fpu": self._fpu(),
             "solver": self._solve,
             "simulations": search.simulations,
@@ -228,10 +229,16 @@ class AZAgent(Agent):
     def _discount(self) -> float:
         return float(self._model_setting("discount", 1.0))
 
+    def _discount_toward(self) -> float:
+        """What the model's discounted values fade toward (its file says; not an option: a network's values mean
+        what it was trained on)."""
+        return float((self._payload or {}).get("meta", {}).get("discount_toward", 0.0))
+
     def _new_search(self, state: State, noise: tuple[float, float] | None,
                     discount: float) -> PUCTSearch | InformationSetPUCT | PUCTEngine:
         engine = self.config["engine"]
-        settings = PUCTSettings(c=self.config["c"], noise=noise, discount=discount, fpu=self._fpu(), solve=self._solve)
+        settings = PUCTSettings(c=self.config["c"], noise=noise, discount=discount, fpu=self._fpu(), solve=self._solve,
+                                discount_toward=self._discount_toward())
         factory = puct_engine(state.game) if engine != "generic" and self._dense is not None else None
         if factory is not None:
             assert self._dense is not None  # checked above

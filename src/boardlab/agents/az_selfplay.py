@@ -68,11 +68,15 @@ class SelfPlaySettings:
     #: the policy target: the root's visit shares (0), or those tilted toward the better searched
     #: values by exp(policy_q * (mean - best mean)) (boardlab.core.search.q_tilted_policy)
     policy_q: float = 0.0
+    #: what a discounted result fades toward (targets and backups): 0, or the loss's value so that only
+    #: wins fade and no seat is taught that losing later is better (games with one value per seat)
+    discount_toward: float = 0.0
 
     def search(self) -> PUCTSettings:
         """How each move's search runs."""
         noise = (self.alpha, self.noise_weight) if self.noise_weight > 0 else None
-        return PUCTSettings(c=self.c, noise=noise, discount=self.discount, fpu=self.fpu, solve=self.solver)
+        return PUCTSettings(c=self.c, noise=noise, discount=self.discount, fpu=self.fpu, solve=self.solver,
+                            discount_toward=self.discount_toward)
 
 
 @dataclass
@@ -156,7 +160,8 @@ def training_samples(game, played: list[tuple[Any, list[Record]]], settings: Sel
                      value_targets: Callable[[list[float], int], np.ndarray]) -> Samples:
     """The training positions of games played to their end (or cut by ``settings.max_moves``: lost by
     every seat): each ``(final state, records)`` pair gives one sample per record, its value target
-    ``value_targets(returns, mover)`` discounted by the plies to the end (``settings.discount``)."""
+    ``value_targets(returns, mover)`` discounted by the plies to the end (``settings.discount``, fading toward
+    ``settings.discount_toward``)."""
     obs, mask, policy, value = [], [], [], []
     unfinished = [game.game_type.min_utility] * game.num_players()
     for state, rec in played:
@@ -168,7 +173,8 @@ def training_samples(game, played: list[tuple[Any, list[Record]]], settings: Sel
             policy.append(p)
             target = value_targets(returns, mover)
             if settings.discount != 1.0:
-                target = target * settings.discount ** (end - ply)
+                toward = np.float32(settings.discount_toward)
+                target = toward + (target - toward) * np.float32(settings.discount ** (end - ply))
             if settings.value_target == "average":  # one value, for the player to move
                 target = (target + np.float32(searched)) / 2
             value.append(target)

@@ -13,7 +13,8 @@ for a single game). A finished game is judged by its returns, without the networ
 With ``discount`` below 1, a value found k plies below a node counts
 ``discount**k`` there (the targets of a network trained with the same
 discount), so that of two wins the search prefers the nearer one, and of two
-losses the farther.
+losses the farther. Values fade toward ``discount_toward`` (0 by default); with
+the loss's value there, only wins fade, and losing later gains nothing.
 
 An unvisited child counts as worth 0 (``fpu="zero"``, the AlphaZero paper's
 choice), or as worth the visit-weighted mean of its visited siblings
@@ -84,6 +85,7 @@ class PUCTSearch:
         self.rng = rng
         self.noise = settings.noise  # (dirichlet alpha, weight) mixed into the root's priors, or None
         self.discount = float(settings.discount)  # a value found k plies below a node counts discount**k there
+        self.discount_toward = float(settings.discount_toward)
         self.fpu = settings.fpu
         self.players = state.num_players()
         self.parent = [-1]
@@ -260,7 +262,8 @@ class PUCTSearch:
             if r == top and r > bottom:
                 wins[nd] += 1
             if self.discount != 1.0:
-                r *= self.discount ** (last - depth + beyond)
+                toward = self.discount_toward
+                r = toward + (r - toward) * self.discount ** (last - depth + beyond)
             n = visits[nd] + 1
             visits[nd] = n
             mean[nd] += (r - mean[nd]) / n

@@ -26,7 +26,7 @@ def train(
     out: Annotated[Optional[Path], _opt("--out", "Run folder (created, with the folders above it). Default runs/az-<game>. "
                                         "Running the command again resumes the run in it, after a kill too.")] = None,
     iterations: Annotated[Optional[int], _opt("--iterations", "Iterations to reach (self-play, then learning). Default 100; "
-                                              "the one setting a resumed run may change.")] = None,
+                                              "A resumed run may change it and --eval-every, nothing else.")] = None,
     games: Annotated[Optional[int], _opt("--games", "Self-play games per iteration. Default 64.")] = None,
     lockstep: Annotated[Optional[int], _opt("--lockstep", "Games played in lockstep in one process (their leaves share one forward pass); "
                                             "chunks of this size go to the workers. Default 64.")] = None,
@@ -51,7 +51,8 @@ def train(
                                                 "entries): the value gets a trunk of its own over them, so that it cannot learn "
                                                 "what differs from game to game (a Dice Wars map) by heart. MLP only. "
                                                 "Default: all of it, through the policy's trunk.")] = None,
-    eval_every: Annotated[Optional[int], _opt("--eval-every", "Evaluate every this many iterations (and at the last). Default 5.")] = None,
+    eval_every: Annotated[Optional[int], _opt("--eval-every", "Evaluate and save the network every this many iterations (and at the last). "
+                                                      "Default 5; a resumed run may change it.")] = None,
     eval_games: Annotated[Optional[int], _opt("--eval-games", "Games per evaluation duel (seats alternate). Default 20.")] = None,
     eval_simulations: Annotated[Optional[int], _opt("--eval-simulations", "Simulations per move of the evaluated network. Default 100.")] = None,
     eval_mcts: Annotated[Optional[int], _opt("--eval-mcts", "Iterations of the MCTS opponent in evaluations. Default 200.")] = None,
@@ -66,6 +67,10 @@ def train(
     discount: Annotated[Optional[float], _opt("--discount", "A result k plies ahead is worth discount**k, in the value targets and in the search's backups; "
                                               "below 1 the network learns to prefer the nearer win and the farther loss (the graded set counts only the "
                                               "quickest win as optimal). The model records it and az plays with it. Default 1.")] = None,
+    discount_toward: Annotated[Optional[float], _opt("--discount-toward", "What a discounted result fades toward: 0 (far wins and far "
+                                                     "losses both count less) or the loss, -1 (only wins fade: no seat learns that "
+                                                     "losing later is better; games whose network values every seat, such as Dice "
+                                                     "Wars). Write it --discount-toward=-1. Default 0.")] = None,
     value_target: Annotated[Optional[str], _opt("--value-target", "The value head's target: result (the game's result, discounted) "
                                                 "or average (its mean with the root's search value for the player to move: "
                                                 "less noise from the moves drawn late in a game; two-player zero-sum games). Default result.")] = None,
@@ -129,7 +134,8 @@ def train(
              "channels": channels, "blocks": blocks, "value_inputs": value_inputs, "eval_every": eval_every, "eval_games": eval_games,
              "eval_simulations": eval_simulations, "eval_mcts": eval_mcts,
              "eval_positions": str(eval_positions) if eval_positions is not None else None, "seed": seed, "device": device,
-             "augment": augment, "engine": engine, "discount": discount, "value_target": value_target, "fpu": fpu,
+             "augment": augment, "engine": engine, "discount": discount, "discount_toward": discount_toward,
+             "value_target": value_target, "fpu": fpu,
              "solver": solver, "max_moves": max_moves, "random_opening": random_opening, "policy_q": policy_q,
              "init": str(init) if init is not None else None, "imitate": imitate, "imitate_games": imitate_games,
              "imitate_steps": imitate_steps}

@@ -297,7 +297,9 @@ class PUCTSettings:
     """How a PUCT search runs, generic or compiled: ``Q + c * P * sqrt(N) / (1 + n)`` at each decision.
 
     ``noise`` is ``(Dirichlet alpha, weight)`` mixed into the root's priors (self-play), or None;
-    a value found k plies below a node counts ``discount**k`` there; ``fpu`` is what an unvisited
+    a value found k plies below a node counts ``discount**k`` there, fading toward ``discount_toward``
+    (``toward + (value - toward) * discount**k``: with 0 far wins and far losses both count less, with the
+    loss's value only wins fade, so that no seat gains by losing later); ``fpu`` is what an unvisited
     child is worth (:data:`FIRST_PLAY_VALUES`); ``solve`` proves results as the search reaches them
     (two-player zero-sum games without chance or hidden information: :func:`solvable`).
     """
@@ -307,6 +309,7 @@ class PUCTSettings:
     discount: float = 1.0
     fpu: str = "zero"
     solve: bool = False
+    discount_toward: float = 0.0
 
     def __post_init__(self) -> None:
         check_first_play_value(self.fpu)

@@ -45,7 +45,8 @@ def check_teacher(spec: str, game: Game) -> str:
     return agent.spec
 
 
-def agent_games(game: Game, spec: str, seeds: list[int], discount: float = 1.0) -> tuple[Samples, list[dict[str, Any]]]:
+def agent_games(game: Game, spec: str, seeds: list[int], discount: float = 1.0,
+                discount_toward: float = 0.0) -> tuple[Samples, list[dict[str, Any]]]:
     """One game per seed with ``spec`` in every seat: a sample per decision (the mover's observation
     tensor, legal mask, the chosen action as the policy target, each seat's result as the value
     target, discounted like self-play's) and a summary per game (``seed``, ``moves``, ``returns``)."""
@@ -68,21 +69,22 @@ def agent_games(game: Game, spec: str, seeds: list[int], discount: float = 1.0) 
         _, final = play_to_end(game, agents, seed, on_move=note)
         played.append((final, records))
         summary.append({"seed": seed, "moves": len(records), "returns": [float(r) for r in final.returns()]})
-    settings = SelfPlaySettings(discount=discount)  # the value target is always the result: no search to average with
+    settings = SelfPlaySettings(discount=discount, discount_toward=discount_toward)  # the value target is always the result: no search to average with
     samples = training_samples(game, played, settings, lambda returns, mover: relative_values(np.asarray(returns), mover, outputs))
     return samples, summary
 
 
 def agent_games_job(item: tuple) -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
-    """One chunk in a worker: ``(chunk index, game spec, agent spec, seeds, discount)``."""
-    index, game_spec, spec, seeds, discount = item
-    samples, summary = agent_games(make(game_spec), spec, seeds, discount)
+    """One chunk in a worker: ``(chunk index, game spec, agent spec, seeds, discount, discount_toward)``."""
+    index, game_spec, spec, seeds, discount, toward = item
+    samples, summary = agent_games(make(game_spec), spec, seeds, discount, toward)
     return index, {"obs": samples.obs, "mask": samples.mask, "policy": samples.policy, "value": samples.value}, summary
 
 
-def lesson_rounds(game: Game, spec: str, games: int, seed: int, discount: float) -> list[list[tuple]]:
+def lesson_rounds(game: Game, spec: str, games: int, seed: int, discount: float,
+                  discount_toward: float = 0.0) -> list[list[tuple]]:
     """The worker tasks of a lesson of ``games`` games, seeded from the run's ``seed``, in rounds of
     :data:`ROUND` chunks (each round's positions are learnt from before the next is played)."""
     seeds = [derive_seed(seed, "imitate", g) for g in range(games)]
-    chunks = [(k, game.spec(), spec, seeds[s: s + CHUNK], discount) for k, s in enumerate(range(0, games, CHUNK))]
+    chunks = [(k, game.spec(), spec, seeds[s: s + CHUNK], discount, discount_toward) for k, s in enumerate(range(0, games, CHUNK))]
     return [chunks[r: r + ROUND] for r in range(0, len(chunks), ROUND)]

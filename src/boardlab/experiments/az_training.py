@@ -65,13 +65,14 @@ from boardlab.nn.az_net import (
 from boardlab.nn.checkpoint import read_checkpoint
 
 RUN_FORMAT = "boardlab-az-run"
-#: settings a resumed run may change: how far and where it runs, not what it computes
-MAY_CHANGE = ("iterations",)
+#: settings a resumed run may change: how far it runs and how often it saves and evaluates a network, not what it
+#: learns (evaluation games draw their own seeds and never touch the weights, the buffer or training's generators)
+MAY_CHANGE = ("iterations", "eval_every")
 #: settings added after runs were started, with the value that reproduces those runs (their checkpoints lack the key)
 ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero",
                "solver": False, "max_moves": 0, "random_opening": 0, "init": "", "imitate": "", "imitate_games": 1000,
                "imitate_steps": 1000, "value_inputs": "", "policy_q": 0.0,
-               "eval_positions": ""}
+               "eval_positions": "", "discount_toward": 0.0}
 
 
 @dataclass
@@ -116,6 +117,7 @@ class AZConfig:
     imitate_games: int = 1000  # games of that agent
     imitate_steps: int = 1000  # gradient steps on them before the first iteration
     policy_q: float = 0.0  # the policy target's visit shares tilted by exp(policy_q * (mean - best mean)); 0: the visits
+    discount_toward: float = 0.0  # what discounted results fade toward: 0, or the loss (-1) so that only wins fade
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks,
@@ -134,6 +136,10 @@ class AZConfig:
             raise BoardlabError(f"train az: noise_weight must be between 0 and 1, not {self.noise_weight}")
         if not (0 < self.discount <= 1):
             raise BoardlabError(f"train az: discount must be in (0, 1], not {self.discount}")
+        if not (-1 <= self.discount_toward <= 1):
+            raise BoardlabError(f"train az: discount_toward must be between -1 and 1, not {self.discount_toward}")
+        if self.discount_toward != 0 and self.discount == 1:
+            raise BoardlabError("train az: --discount-toward has no effect without a --discount below 1")
         if self.fpu not in FIRST_PLAY_VALUES:
             raise BoardlabError(f"train az: fpu must be one of {', '.join(FIRST_PLAY_VALUES)}, not {self.fpu!r}")
         if self.value_target not in ("result", "average"):
@@ -253,6 +259,10 @@ class Trainer:
         if cfg.value_target == "average" and value_outputs(self.game) != 1:
             raise BoardlabError(f"train az: --value-target average needs a two-player zero-sum game (one value to average), "
                                 f"not {self.game.spec()}")
+        if cfg.discount_toward != 0 and value_outputs(self.game) == 1:
+            raise BoardlabError(f"train az: --discount-toward needs a game whose network values every seat; "
+                                f"{self.game.spec()} is two-player zero-sum (one value, the other seat's is its negation), "
+                                f"where a discount fades toward 0 only")
         if cfg.discount != 1.0 and self.game.has_hidden_information:
             raise BoardlabError(f"train az: --discount is not used in games with hidden information ({self.game.spec()}): "
                                 f"their search over drawn worlds backs up undiscounted values")
@@ -301,7 +311,7 @@ class Trainer:
         if changed:
             name = changed[0]
             raise BoardlabError(f"{self.folder}: this run was started with {name}={saved.get(name)!r}, not "
-                                f"{getattr(self.cfg, name)!r}; resume it with the same settings (only --iterations may change)")
+                                f"{getattr(self.cfg, name)!r}; resume it with the same settings (only --iterations and --eval-every may change)")
         self.net.load_state_dict(network_from_payload(data["model"], str(self.checkpoint_path)).state_dict())
         self.optimizer.load_state_dict(data["optimizer"])
         self.buffer.load(data["buffer"])
@@ -314,7 +324,7 @@ class Trainer:
     def _model_payload(self) -> dict[str, Any]:
         return model_payload(self.net, self.game.spec(), {"iteration": self.iteration, "seed": self.cfg.seed,
                                                           "positions": self.buffer.added, "discount": self.cfg.discount,
-                                                          "fpu": self.cfg.fpu})
+                                                          "discount_toward": self.cfg.discount_toward, "fpu": self.cfg.fpu})
 
     def _save(self) -> None:
         data = {"format": RUN_FORMAT, "config": asdict(self.cfg), "iteration": self.iteration,
@@ -353,7 +363,7 @@ class Trainer:
         self.folder.mkdir(exist_ok=True)
         start, cpu = time.perf_counter(), time.process_time()
         elsewhere = 0.0
-        rounds = lesson_rounds(self.game, cfg.imitate, cfg.imitate_games, cfg.seed, cfg.discount)
+        rounds = lesson_rounds(self.game, cfg.imitate, cfg.imitate_games, cfg.seed, cfg.discount, cfg.discount_toward)
         rng = np.random.default_rng(derive_seed(cfg.seed, "imitate-train"))
         games: list[dict[str, Any]] = []
         positions, weighted = 0, {"policy_loss": 0.0, "value_loss": 0.0}
@@ -390,7 +400,7 @@ class Trainer:
         model_bytes = _state_bytes(self._model_payload())
         settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount,
                                            cfg.value_target, cfg.fpu, cfg.solver, cfg.max_moves,
-                                           cfg.random_opening, cfg.policy_q))
+                                           cfg.random_opening, cfg.policy_q, cfg.discount_toward))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done, elsewhere = self._jobs(selfplay_job, items)

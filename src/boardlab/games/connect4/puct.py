@@ -330,6 +330,9 @@ class CompiledConnect4PUCT:
         self.rng = rng
         self.noise = settings.noise
         self.discount = float(settings.discount)
+        if settings.discount_toward != 0.0:
+            raise BoardlabError("puct: Connect Four's values are zero-sum (one value, the other seat's is its negation), "
+                                f"so a discount fades toward 0 only, not toward {settings.discount_toward}")
         self.fpu = settings.fpu
         self.solve = bool(settings.solve)
         self.cols = game.cols

@@ -253,7 +253,8 @@ def _outcome_child(ints, floats, used, pool, rows, node, battle, won, dice, prio
 @njit(cache=True)
 def puct_simulations(owner0, dice0, reserve0, scal0, adj, deg, win, upper,
                      w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value,
-                     ints, floats, used, pool, rows, rng, simulations, done_before, c, discount, fpu_mean, room_per_sim):
+                     ints, floats, used, pool, rows, rng, simulations, done_before, c, discount, toward, fpu_mean,
+                     room_per_sim):
     """Run up to ``simulations`` simulations from the root (node 0, already expanded); stop early
     when the tree's arrays could not hold another; return the number done."""
     n = owner0.shape[0]
@@ -356,7 +357,7 @@ def puct_simulations(owner0, dice0, reserve0, scal0, adj, deg, win, upper,
             if r == top and r > bottom:
                 ints[nd, WINS] += 1
             if discount != 1.0:
-                r *= discount ** (depth - 1 - d)
+                r = toward + (r - toward) * discount ** (depth - 1 - d)
             visits = ints[nd, VISITS] + 1
             ints[nd, VISITS] = visits
             floats[nd, MEAN] += (r - floats[nd, MEAN]) / visits
@@ -394,6 +395,7 @@ class CompiledDiceWarsPUCT:
         self.stream = kernel_rng(int(rng.integers(1, 2**62)))  # chance draws, before the root's noise
         self.noise = settings.noise
         self.discount = float(settings.discount)
+        self.discount_toward = float(settings.discount_toward)
         self.fpu = settings.fpu
         self.root = state.clone()
         self.root_history = list(state.history)
@@ -438,7 +440,8 @@ class CompiledDiceWarsPUCT:
         self.pool = grow_rows(self.pool, int(self.rows[0]) + want + 1)
         done = puct_simulations(self.owner, self.dice, self.reserve, self.scal, self.adj, self.deg, WIN_TABLE, self.upper,
                                 *self.weights, self.ints, self.floats, self.used, self.pool, self.rows, self.stream, want,
-                                self.simulations, self.c, self.discount, self.fpu == "mean", self.room_per_sim)
+                                self.simulations, self.c, self.discount, self.discount_toward, self.fpu == "mean",
+                                self.room_per_sim)
         self.simulations += done
         return done
 
