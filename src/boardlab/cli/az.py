@@ -25,7 +25,7 @@ def train(
                                         "nothanks, tickettoride). Default connect4.")] = None,
     out: Annotated[Optional[Path], _opt("--out", "Run folder (created, with the folders above it). Default runs/az-<game>. "
                                         "Running the command again resumes the run in it, after a kill too.")] = None,
-    iterations: Annotated[Optional[int], _opt("--iterations", "Iterations to reach (self-play, then learning). Default 100; "
+    iterations: Annotated[Optional[int], _opt("--iterations", "Iterations to reach (self-play, then learning). Default 100. "
                                               "A resumed run may change it and --eval-every, nothing else.")] = None,
     games: Annotated[Optional[int], _opt("--games", "Self-play games per iteration. Default 64.")] = None,
     lockstep: Annotated[Optional[int], _opt("--lockstep", "Games played in lockstep in one process (their leaves share one forward pass); "
