@@ -3,7 +3,9 @@
 ``az:path=MODEL.pt,simulations=200`` plays the network in MODEL.pt (a model
 file or a training checkpoint of ``boardlab train az``); without ``path`` it
 plays the model committed for the game (``boardlab/models/az-<game spec>.pt``)
-and refuses games that have none. In play it picks the most visited move; with
+and refuses games that have none. Without ``simulations`` it searches as many as
+the model file names (``meta.simulations``: a model committed to play at a rival's
+time per move), else 200. In play it picks the most visited move; with
 ``temp_moves=N`` it draws its first N moves of a game in proportion to the
 visits (so that duels between deterministic players are not one game played
 over and over), and ``noise=true`` mixes Dirichlet noise into the root's
@@ -61,10 +63,13 @@ class AZAgent(Agent):
     name = "az"
     searches = True
     iterations_option = "simulations"
+    unset_iterations_bound_with_time = True
     summary = "PUCT search guided by a policy-value network trained by self-play (boardlab train az)"
     options = {
         "path": Option("path", str, "", "model file or training checkpoint (default: the game's committed model)"),
-        "simulations": Option("simulations", int, 200, "simulations (network evaluations) per move", positive),
+        "simulations": Option("simulations", int, None, "simulations (network evaluations) per move (default: the "
+                              "number the model file names, for a model committed to play with more, else 200)",
+                              positive),
         "time": Option("time", float, None, "seconds per move; with simulations, whichever ends first", positive),
         "c": Option("c", float, 1.5, "PUCT exploration constant", non_negative),
         "temp_moves": Option("temp_moves", int, 0, "moves of each game drawn in proportion to visits instead of the most visited", non_negative),
@@ -173,9 +178,9 @@ class AZAgent(Agent):
         deadline = None if self.config["time"] is None else start + self.config["time"]
         if isinstance(search, (PUCTSearch, InformationSetPUCT)):
             assert self._evaluator is not None  # loaded by reset
-            run_simulations([search], self.config["simulations"], self._evaluator.evaluate, self.stop, deadline)
+            run_simulations([search], self._simulations(), self._evaluator.evaluate, self.stop, deadline)
         else:
-            search.run(self.config["simulations"], deadline, self.stop)
+            search.run(self._simulations(), deadline, self.stop)
         temperature = 1.0 if state.move_number() < self.config["temp_moves"] else 0.0
         action = search.choose(temperature)  # with the solver, the quickest proven win first
         wins = search.immediate_wins() if self.config["take_wins"] and temperature == 0 else []
@@ -225,6 +230,14 @@ class AZAgent(Agent):
 
     def _fpu(self) -> str:
         return str(self._model_setting("fpu", "zero"))
+
+    def _simulations(self) -> int:
+        return int(self._model_setting("simulations", 200))
+
+    def play_budget(self) -> dict[str, Any]:
+        """The options, with the simulations the model file names where the option is unset (known once a
+        model is loaded: at construction with ``path``, else at :meth:`reset`)."""
+        return {**self.config, "simulations": self._simulations()}
 
     def _discount(self) -> float:
         return float(self._model_setting("discount", 1.0))

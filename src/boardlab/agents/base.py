@@ -46,6 +46,9 @@ class Agent:
     time_with_iterations: ClassVar[bool] = True
     #: the option that counts a search's iterations (simulations, playouts), which servers bound
     iterations_option: ClassVar[str] = "iterations"
+    #: whether the iterations option, left unset, still bounds the search when a time is given (``az``: the
+    #: model file's count, else 200); False where an unset one becomes unlimited next to a time (``mcts``)
+    unset_iterations_bound_with_time: ClassVar[bool] = False
     #: options added after tournaments of the agent may have been stored, each with the value that
     #: plays exactly as the agent did before the option existed; a stored record without such an
     #: option reads as that value, so adding an option does not refuse to resume those tournaments
@@ -64,6 +67,12 @@ class Agent:
 
     def make_spec(self) -> str:
         return format_spec(self.name, self.config, self.options)
+
+    def play_budget(self) -> Mapping[str, Any]:
+        """The options as this agent searches with them, where an unset one is filled from elsewhere (``az``'s
+        simulations from its model file, once loaded). A web server checks these against its limits after
+        :meth:`reset`, besides the options as given."""
+        return self.config
 
     def model_files(self, game: Game) -> dict[str, "Path"]:
         """The model files this agent plays ``game`` with, by the option that names each (its default

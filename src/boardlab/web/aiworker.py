@@ -44,6 +44,7 @@ from boardlab.core import plugins
 from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import make
 from boardlab.trees.model import Labels
+from boardlab.web.limits import ServerLimits, check_budget
 
 #: results whose arrays take more bytes than this go through a file
 FILE_RESULT = 2**20
@@ -206,12 +207,15 @@ def play_move(payload: dict[str, Any], stop) -> dict[str, Any]:
 
 def check_agents(payload: dict[str, Any], stop) -> None:
     """Reset each seat's agent for the game (a wrong option, such as another game's evaluator,
-    is refused then); the server runs this when a game is created."""
+    is refused then) and check its budget as it will search against the server's limits (a model
+    file may name more simulations than the spec); the server runs this when a game is created."""
     _register(payload.get("plugins", {}))
     game = make(payload["game"])
+    limits = ServerLimits(**payload["limits"])
     for seat, spec, seed in payload["seats"]:
         agent = make_agent(spec, game)
         agent.reset(game, seat, seed)
+        check_budget(agent.spec, agent.play_budget(), limits, type(agent).iterations_option)
 
 
 def compact(snapshot):

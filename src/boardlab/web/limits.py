@@ -14,9 +14,11 @@ the budgets in them are checked against the limits:
 * when the request gives none, the search still runs within them: the worker
   adds ``time=max_ai_seconds`` to an agent that has a ``time`` option and
   ``max_nodes=max_tree_nodes`` to one that has ``max_nodes``
-  (:func:`server_caps`; ``time`` only next to a given ``iterations``, so that
+  (:func:`server_caps`; ``time`` only next to iterations that still bound the search, so that
   an agent's own default budget stays as it is); agents without such options run as they are, watched
-  by the worker pool's wall clock and memory cap.
+  by the worker pool's wall clock and memory cap;
+* budgets an agent takes from elsewhere (``az``'s simulations from its model file) are checked the same
+  way once the agent is loaded, in the worker job that checks a new game's agents.
 """
 
 from __future__ import annotations
@@ -212,7 +214,7 @@ def server_caps(name: str, config: Mapping[str, Any], limits: ServerLimits) -> d
     # with neither, the agent's own default budget applies (mcts: 1000 iterations). Where a
     # time replaces the iterations, the pool's wall clock and memory cap bound the search instead.
     if (cls.time_with_iterations and "time" in declared and config.get("time") is None
-            and config.get(cls.iterations_option) is not None):
+            and (config.get(cls.iterations_option) is not None or cls.unset_iterations_bound_with_time)):
         caps["time"] = float(limits.max_ai_seconds)
     if "max_nodes" in declared and config.get("max_nodes") is None:
         caps["max_nodes"] = int(limits.max_tree_nodes)

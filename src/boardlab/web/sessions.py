@@ -274,10 +274,12 @@ class GameSession:
         session.agent_specs = list(specs)
         return session
 
-    def agent_check(self) -> dict[str, Any]:
+    def agent_check(self, limits: ServerLimits) -> dict[str, Any]:
         """The payload of a worker's ``check`` job: reset each AI seat's agent for this game
-        (another game's evaluator, for one, is refused only then)."""
+        (another game's evaluator, for one, is refused only then) and check its budget as it will
+        search (``az``'s simulations may come from its model file) against ``limits``."""
         return {
+            "limits": limits.to_dict(),
             "game": self.game.spec(),
             "seats": [(p, spec, derive_seed(self.seed, "seat", p)) for p, spec in enumerate(self.agent_specs) if spec is not None],
             "plugins": {name: agent_target(name) for name in {spec.partition(":")[0].strip() for spec in self.agent_specs if spec}},

@@ -83,7 +83,7 @@ async def new_game(body: NewGame, ctx: Context) -> dict[str, Any]:
     ai_settings = [s.settings() for s in body.ai] if isinstance(body.ai, list) else body.ai.settings()
     created = await ctx.in_pool(lambda: GameSession.create(
         body.game, body.mode, ai_settings, body.human_seat, body.seed, body.position, limits=ctx.limits, now=ctx.clock()))
-    check = created.agent_check()
+    check = created.agent_check(ctx.limits)
     if check["seats"]:  # the agents' resets load compiled code: a worker's business, not the server's
         await ctx.tree_job("check", check)
     await ctx.in_pool(ctx.sessions.add, created)
@@ -97,7 +97,7 @@ async def rematch(game_id: str, ctx: Context) -> dict[str, Any]:
     found = ctx.session(game_id)
     found.cancel_ai("a rematch replaced this game")
     created = await ctx.in_pool(lambda: found.rematch(limits=ctx.limits, now=ctx.clock()))
-    check = created.agent_check()
+    check = created.agent_check(ctx.limits)
     if check["seats"]:
         await ctx.tree_job("check", check)
     await ctx.in_pool(ctx.sessions.add, created)
