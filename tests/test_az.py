@@ -370,6 +370,53 @@ def test_self_play_with_q_tilted_targets_plays_the_same_games_and_only_its_polic
     assert not np.allclose(plain.policy, tilted.policy)
 
 
+def test_self_play_against_opponents_learns_only_the_networks_moves_at_their_table():
+    from boardlab.agents.az_selfplay import SelfPlaySettings, opponent_table, self_play
+
+    game = make("nothanks:players=3")
+    torch.manual_seed(0)
+    evaluator = Evaluator(new_network(game, {"kind": "mlp", "hidden": 8, "layers": 1}))
+    targets = lambda returns, mover: relative_values(np.asarray(returns), mover, game.num_players())  # noqa: E731
+    settings = SelfPlaySettings(simulations=4, opponents="nothanks-expert+random", opponent_share=0.5)
+    seeds = list(range(30))
+    tables = [opponent_table(game, seed, settings) for seed in seeds]
+    mixed = [t for t in tables if t is not None]
+    assert 0 < len(mixed) < len(seeds)  # about half the games, drawn from their seeds
+    assert {t.index(None) for t in mixed} == {0, 1, 2}  # the network sits everywhere
+    assert all(sorted(a.name for a in t if a is not None) == ["nothanks-expert", "random"] for t in mixed)
+    samples, summary = self_play(game, evaluator.evaluate, seeds, settings, targets)
+    assert [g["learner"] for g in summary] == [None if t is None else t.index(None) for t in tables]
+    assert all(not g["cut"] for g in summary)  # the opponents' moves were played, every game ended
+    assert all(g["moves"] > 0 for g in summary)
+    # only the network's moves became samples: each game's count is its seat's decisions, not the table's
+    plain, plain_games = self_play(game, evaluator.evaluate, seeds, SelfPlaySettings(simulations=4), targets)
+    for g, p in zip(summary, plain_games):
+        if g["learner"] is None:
+            assert g == {**p, "learner": None}  # a game without opponents is plain self-play, draw for draw
+    assert len(samples) == sum(g["moves"] for g in summary) < len(plain)
+    for seed, table in zip(seeds, tables):
+        assert (opponent_table(game, seed, settings) is None) == (table is None)  # the same seed, the same table
+
+
+def test_train_az_with_opponents_reports_its_win_share_against_them_and_refuses_a_table_that_does_not_fit(tmp_path):
+    cfg = _cfg(game="nothanks:players=3", iterations=1, eval_every=100000, games=6, lockstep=6,
+               opponents="random", opponent_share=1.0)
+    trainer = Trainer(tmp_path / "run", cfg)
+    trainer.run()
+    entry = trainer.history[-1]
+    assert entry["opponent_games"] == 6 and 0 <= entry["opponent_win_share"] <= 1
+    for settings, message in [({"opponents": "random+random+random"}, "names 3 agents; nothanks:players=3 has 2 other seats"),
+                              ({"opponents": "no-such-agent"}, "--opponents: .*no-such-agent"),
+                              ({"opponents": "qnet"}, "--opponents: .*qnet"),
+                              ({"opponent_share": 0.0}, "--opponents and --opponent-share go together"),
+                              ({"opponent_share": 1.5}, "opponent_share must be between 0 and 1")]:
+        with pytest.raises(BoardlabError, match=message):
+            Trainer(tmp_path / "refused", replace(cfg, **settings))
+    assert not (tmp_path / "refused").exists()
+    changed = runner.invoke(app, ["train", "az", "--out", str(tmp_path / "run"), "--iterations", "2", "--opponents", "nothanks-expert"])
+    assert changed.exit_code != 0 and "opponents='random'" in changed.output
+
+
 def test_train_az_grades_the_positions_it_is_given_and_refuses_a_bad_file_before_it_starts(tmp_path):
     from boardlab.core.rng import derive_seed
     from boardlab.experiments.az_training import graded_shares
@@ -452,6 +499,26 @@ def test_a_committed_model_that_fails_to_load_fails_alike_on_every_reset(tmp_pat
         with pytest.raises(FormatError, match="az-connect4.pt: not a readable PyTorch checkpoint"):
             agent.reset(make("connect4"), 0, 0)
     assert agent.model_path is None
+
+
+def test_az_searches_the_simulations_its_model_file_names_unless_the_spec_names_others(tmp_path):
+    from boardlab.web.limits import ServerLimits, server_caps
+
+    game = make("connect4:rows=4,cols=5,k=3")
+    plain = neutral_model(game, tmp_path / "plain.pt")
+    net, payload = load_model(plain)
+    named = tmp_path / "named.pt"
+    save_model(net, named, payload["game"], {**payload["meta"], "simulations": 37})
+    start = game.new_initial_state()
+    for spec, simulations in ((f"az:path={plain}", 200), (f"az:path={named}", 37), (f"az:path={named},simulations=5", 5)):
+        agent = make_agent(spec + ",seed=1", game)
+        assert agent.play_budget()["simulations"] == simulations, spec  # what a web server checks
+        agent.reset(game, 0, 0)
+        agent.step(start)
+        assert agent.last_search["simulations"] == simulations, spec
+    # an unset count still bounds the search, so the server's time limit is added beside it
+    limits = ServerLimits()
+    assert server_caps("az", make_agent("az").config, limits)["time"] == limits.max_ai_seconds
 
 
 def test_az_without_a_path_plays_the_committed_mancala_model():

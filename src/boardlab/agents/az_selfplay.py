@@ -15,6 +15,12 @@ Every random choice of game ``i`` (root noise, drawn moves, chance outcomes)
 comes from a generator seeded by its own seed, so a game's samples do not
 depend on which other games shared its batches, up to floating-point
 differences of the batched forward pass.
+
+With ``opponents`` (agent specs joined by ``+``, as ``evaluate -o`` takes them) and
+``opponent_share``, that share of the games (drawn from each game's seed) seats the
+network in one seat and the opponents in the others, in turn from a drawn start:
+their moves are played by the agents and not learnt from; the network's positions
+and results are, so that its value learns what its play costs at their table.
 """
 
 from __future__ import annotations
@@ -24,8 +30,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from boardlab.agents.base import Agent
 from boardlab.agents.is_puct import InformationSetPUCT
 from boardlab.agents.puct import PUCTSearch, new_search, run_simulations
+from boardlab.agents.registry import make_agent
 from boardlab.core.engines import puct_engine
 from boardlab.core.rng import derive_seed, sample_chance
 from boardlab.core.search import DenseNetwork, PUCTEngine, PUCTSettings, q_tilted_policy
@@ -71,6 +79,10 @@ class SelfPlaySettings:
     #: what a discounted result fades toward (targets and backups): 0, or the loss's value so that only
     #: wins fade and no seat is taught that losing later is better (games with one value per seat)
     discount_toward: float = 0.0
+    #: agents (specs joined by "+", filling the other seats in turn) that play against the network in
+    #: ``opponent_share`` of the games; their moves are not learnt from ("": pure self-play)
+    opponents: str = ""
+    opponent_share: float = 0.0
 
     def search(self) -> PUCTSettings:
         """How each move's search runs."""
@@ -105,14 +117,25 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
     offers a compiled PUCT engine plays each game through it instead: the same searches and draws."""
     states = [game.new_initial_state(seed) for seed in seeds]
     rngs = [np.random.default_rng(derive_seed(seed, "az-selfplay")) for seed in seeds]
+    tables = [opponent_table(game, seed, settings) for seed in seeds]
     actions = game.num_distinct_actions()
     #: per game, per move: observation, legal mask, visit shares, mover, ply and the root's search value
     records: list[list[Record]] = [[] for _ in seeds]
     search_settings = settings.search()
 
     def settle(i: int) -> None:
-        while states[i].is_chance_node():
-            states[i].apply_action(sample_chance(states[i], rngs[i]))
+        """Play chance outcomes and the opponents' moves until the network is to move or the game is over."""
+        table = tables[i]
+        while True:
+            state = states[i]
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state, rngs[i]))
+            elif table is not None and not state.is_terminal() and table[state.current_player()] is not None:
+                agent = table[state.current_player()]
+                assert agent is not None  # checked just above
+                state.apply_action(agent.step(state))
+            else:
+                return
 
     for i in range(len(states)):
         settle(i)
@@ -150,10 +173,36 @@ def self_play(game, evaluate: Callable, seeds: list[int], settings: SelfPlaySett
                   and not (settings.max_moves and len(records[i]) >= settings.max_moves)]
     summary = []
     unfinished = [game.game_type.min_utility] * game.num_players()
-    for seed, state, rec in zip(seeds, states, records):
+    for seed, state, rec, table in zip(seeds, states, records, tables):
         returns = [float(r) for r in state.returns()] if state.is_terminal() else unfinished
-        summary.append({"seed": seed, "moves": len(rec), "returns": returns, "cut": not state.is_terminal()})
+        learner = None if table is None else table.index(None)
+        summary.append({"seed": seed, "moves": len(rec), "returns": returns, "cut": not state.is_terminal(),
+                        "learner": learner})
     return training_samples(game, list(zip(states, records)), settings, value_targets), summary
+
+
+def opponent_table(game, seed: int, settings: SelfPlaySettings) -> list[Agent | None] | None:
+    """The seats of the game of ``seed``: None for self-play, else one agent per seat with None at the
+    network's seat (all drawn from the seed: the share of such games, the network's seat and where the
+    opponents' turn starts)."""
+    if not settings.opponents or settings.opponent_share <= 0:
+        return None
+    rng = np.random.default_rng(derive_seed(seed, "az-opponents"))
+    if rng.random() >= settings.opponent_share:
+        return None
+    players = game.num_players()
+    specs = settings.opponents.split("+")
+    learner, shift = int(rng.integers(players)), int(rng.integers(len(specs)))
+    table: list[Agent | None] = []
+    for seat in range(players):
+        if seat == learner:
+            table.append(None)
+            continue
+        turn = seat - (seat > learner)  # the opponents' order around the table, from the drawn start
+        agent = make_agent(specs[(shift + turn) % len(specs)], game)
+        agent.reset(game, seat, derive_seed(seed, "az-opponent", seat))
+        table.append(agent)
+    return table
 
 
 def training_samples(game, played: list[tuple[Any, list[Record]]], settings: SelfPlaySettings,

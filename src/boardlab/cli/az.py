@@ -105,6 +105,13 @@ def train(
                                            "e.g. ttr-algorithmic; itself in every seat): its moves as the policy's targets, each "
                                            "seat's result as the value's; evaluated as iteration 0. The positions stay in the replay "
                                            "buffer until self-play pushes them out. Default: none.")] = None,
+    opponents: Annotated[Optional[str], _opt("--opponents", "Agents that play against the network in --opponent-share of the "
+                                             "self-play games: one spec for every other seat, or one per seat joined by '+' "
+                                             "(dw-ste+dw-sdc+dw-wpm); the network sits in a seat drawn per game. Their moves are "
+                                             "not learnt from, the network's moves and results are: its value learns what its "
+                                             "play costs at their table, not only against itself. Default: none.")] = None,
+    opponent_share: Annotated[Optional[float], _opt("--opponent-share", "The share of self-play games played against "
+                                                    "--opponents (0..1). Default 0.")] = None,
     imitate_games: Annotated[Optional[int], _opt("--imitate-games", "Games of the --imitate agent. Default 1000.")] = None,
     imitate_steps: Annotated[Optional[int], _opt("--imitate-steps", "Gradient steps on them before the first iteration. Default 1000.")] = None,
     device: Annotated[Optional[str], _opt("--device", "auto (CUDA when torch sees it), cpu or cuda. Default cpu.")] = None,
@@ -119,7 +126,8 @@ def train(
                                            "hours, cpu_hours, eval; else null), "
                                            "history (one entry per iteration: iteration, games, positions, policy_loss, value_loss, "
                                            "first_player_return, mean_moves, cut_games (stopped by --max-moves), hours, cpu_hours, "
-                                           "eval when evaluated).")] = False,
+                                           "with --opponents opponent_games and opponent_win_share (the network's mean win share "
+                                           "in them, or null), eval when evaluated).")] = False,
 ) -> None:
     """Train a policy-value network by self-play with PUCT search (AlphaZero); play it with [b]az:path=RUN/model.pt[/]."""
     from boardlab.core.files import check_output_folder, make_parents
@@ -138,7 +146,7 @@ def train(
              "value_target": value_target, "fpu": fpu,
              "solver": solver, "max_moves": max_moves, "random_opening": random_opening, "policy_q": policy_q,
              "init": str(init) if init is not None else None, "imitate": imitate, "imitate_games": imitate_games,
-             "imitate_steps": imitate_steps}
+             "imitate_steps": imitate_steps, "opponents": opponents, "opponent_share": opponent_share}
     given = {k: v for k, v in given.items() if v is not None}
     if device is not None and device not in ("auto", "cpu", "cuda"):
         raise BoardlabError(f"--device must be auto, cpu or cuda, not {device!r}")
@@ -164,6 +172,8 @@ def train(
         def report(tr) -> None:
             last = tr.history[-1]
             note = f"loss {last['policy_loss']:.2f}+{last['value_loss']:.2f}"
+            if last.get("opponent_win_share") is not None:
+                note += f" vs opponents {100 * last['opponent_win_share']:.0f}%"
             if "eval" in last:
                 note += " " + " ".join(f"{k} {100 * v:.0f}%" for k, v in last["eval"].items() if v is not None)
             progress.update(task, completed=tr.iteration, note=note)

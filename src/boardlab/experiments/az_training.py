@@ -42,7 +42,7 @@ from boardlab.agents.az import pick_device
 from boardlab.agents.az_selfplay import Samples, SelfPlaySettings, self_play
 from boardlab.arena.backends import map_tasks
 from boardlab.arena.duel import duel, duel_keys
-from boardlab.arena.table import table_score
+from boardlab.arena.table import table_score, win_share
 from boardlab.core.engines import grading_engine, grading_set_loader
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import read_json
@@ -72,7 +72,7 @@ MAY_CHANGE = ("iterations", "eval_every")
 ADDED_SINCE = {"augment": False, "engine": "generic", "discount": 1.0, "value_target": "result", "fpu": "zero",
                "solver": False, "max_moves": 0, "random_opening": 0, "init": "", "imitate": "", "imitate_games": 1000,
                "imitate_steps": 1000, "value_inputs": "", "policy_q": 0.0,
-               "eval_positions": "", "discount_toward": 0.0}
+               "eval_positions": "", "discount_toward": 0.0, "opponents": "", "opponent_share": 0.0}
 
 
 @dataclass
@@ -118,6 +118,8 @@ class AZConfig:
     imitate_steps: int = 1000  # gradient steps on them before the first iteration
     policy_q: float = 0.0  # the policy target's visit shares tilted by exp(policy_q * (mean - best mean)); 0: the visits
     discount_toward: float = 0.0  # what discounted results fade toward: 0, or the loss (-1) so that only wins fade
+    opponents: str = ""  # agents (specs joined by "+") in the other seats of opponent_share of the games ("": none)
+    opponent_share: float = 0.0  # the share of self-play games played against them
 
     def arch(self) -> dict[str, Any]:
         return {"kind": self.kind, "hidden": self.hidden, "layers": self.layers, "channels": self.channels, "blocks": self.blocks,
@@ -148,8 +150,32 @@ class AZConfig:
             raise BoardlabError(f"train az: engine must be auto or generic, not {self.engine!r}")
         if not (0 <= self.policy_q <= 1000):
             raise BoardlabError(f"train az: policy_q must be between 0 and 1000, not {self.policy_q}")
+        if not (0 <= self.opponent_share <= 1):
+            raise BoardlabError(f"train az: opponent_share must be between 0 and 1, not {self.opponent_share}")
+        if bool(self.opponents) != (self.opponent_share > 0):
+            raise BoardlabError("train az: --opponents and --opponent-share go together (the agents, and the share of "
+                                "self-play games they play against the network)")
         if self.lr <= 0 or self.c < 0 or self.alpha <= 0 or self.weight_decay < 0:
             raise BoardlabError("train az: lr and alpha must be positive, c and weight_decay not negative")
+
+
+def check_opponents(opponents: str, game) -> None:
+    """Refuse ``--opponents`` that cannot fill the other seats of ``game``: one spec for all of them, or one per
+    seat (joined by "+", as ``evaluate -o`` takes a table), each an agent that plays the game."""
+    if not opponents:
+        return
+    from boardlab.agents.registry import make_agent
+
+    specs = opponents.split("+")
+    others = game.num_players() - 1
+    if len(specs) not in (1, others):
+        raise BoardlabError(f"train az: --opponents {opponents} names {len(specs)} agents; {game.spec()} has {others} "
+                            f"other seats (give one agent for all of them, or {others} joined by '+')")
+    for spec in specs:
+        try:
+            make_agent(spec, game)
+        except BoardlabError as error:
+            raise BoardlabError(f"train az: --opponents: {error}") from None
 
 
 def _state_bytes(payload: dict[str, Any]) -> bytes:
@@ -269,6 +295,7 @@ class Trainer:
         if cfg.solver and solvable(self.game):
             raise BoardlabError(f"train az: --solver proves results in two-player zero-sum games without chance or hidden "
                                 f"information only; {solvable(self.game)}")
+        check_opponents(cfg.opponents, self.game)
         #: the --imitate agent's canonical spec, checked before a folder is made ("": no lesson)
         self.teacher = check_teacher(cfg.imitate, self.game) if cfg.imitate else ""
         #: what the evaluations grade (None: the game's own set), read and checked before a folder is made
@@ -400,7 +427,8 @@ class Trainer:
         model_bytes = _state_bytes(self._model_payload())
         settings = asdict(SelfPlaySettings(cfg.simulations, cfg.c, cfg.alpha, cfg.noise_weight, cfg.temp_moves, cfg.engine, cfg.discount,
                                            cfg.value_target, cfg.fpu, cfg.solver, cfg.max_moves,
-                                           cfg.random_opening, cfg.policy_q, cfg.discount_toward))
+                                           cfg.random_opening, cfg.policy_q, cfg.discount_toward, cfg.opponents,
+                                           cfg.opponent_share))
         items = [(k, self.game.spec(), model_bytes, seeds[s: s + cfg.lockstep], settings, self.device)
                  for k, s in enumerate(range(0, cfg.games, cfg.lockstep))]
         done, elsewhere = self._jobs(selfplay_job, items)
@@ -417,6 +445,12 @@ class Trainer:
                  "first_player_return": float(np.mean(first)), "mean_moves": float(np.mean([g["moves"] for g in games])),
                  "cut_games": sum(1 for g in games if g.get("cut")),
                  "hours": self.seconds / 3600, "cpu_hours": self.cpu_seconds / 3600}
+        against = [g for g in games if g.get("learner") is not None]
+        if cfg.opponents:  # how the network fares at the opponents' table, game by game of self-play
+            worst = self.game.game_type.min_utility
+            entry["opponent_games"] = len(against)
+            entry["opponent_win_share"] = (float(np.mean([win_share(g["returns"], g["learner"], worst) for g in against]))
+                                           if against else None)
         if it % cfg.eval_every == 0 or it == cfg.iterations:
             entry.update(self._evaluate(it))
         self.history.append(entry)
@@ -457,6 +491,10 @@ class Trainer:
             ys = [100 * h["eval"][key] for h in points if h["eval"].get(key) is not None]
             if xs:
                 ax.plot(xs, ys, "-o", ms=3, label=label)
+        against = [h for h in self.history if h.get("opponent_win_share") is not None and clock in h]
+        if against:  # every iteration's games against --opponents: noisier than an evaluation, but free
+            ax.plot([h[clock] for h in against], [100 * h["opponent_win_share"] for h in against], "-", lw=0.8, alpha=0.6,
+                    label=f"win share in self-play games against {self.cfg.opponents}")
         ax.set_xlabel("CPU hours of self-play and learning" if clock == "cpu_hours" else "hours of self-play and learning (wall clock)")
         ax.set_ylabel("%")
         ax.set_ylim(0, 100)
