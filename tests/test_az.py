@@ -516,6 +516,8 @@ def test_az_searches_the_simulations_its_model_file_names_unless_the_spec_names_
         agent.reset(game, 0, 0)
         agent.step(start)
         assert agent.last_search["simulations"] == simulations, spec
+    evaluated = runner.invoke(app, ["evaluate", str(named), "--games", "2", "--no-baselines", "-o", "random", "--json"])
+    assert evaluated.exit_code == 0 and json.loads(evaluated.stdout)["simulations"] == 37, evaluated.output
     # an unset count still bounds the search, so the server's time limit is added beside it
     limits = ServerLimits()
     assert server_caps("az", make_agent("az").config, limits)["time"] == limits.max_ai_seconds

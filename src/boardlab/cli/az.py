@@ -224,7 +224,9 @@ def evaluate(
     model: Annotated[Path, typer.Argument(metavar="MODEL", help="A model file of train az (model.pt, models/iter-N.pt) "
                                           "or a run folder (its model.pt).", show_default=False)],
     games: Annotated[int, typer.Option("--games", "-n", min=2, help="Games per duel or table (seats rotate).")] = 40,
-    simulations: Annotated[int, typer.Option("--simulations", min=1, help="PUCT simulations per move of the network.")] = 200,
+    simulations: Annotated[Optional[int], typer.Option("--simulations", min=1, help="PUCT simulations per move of the network. "
+                                                       "Default: the number its model file names (a committed model's), else 200.",
+                                                       show_default=False)] = None,
     mcts: Annotated[int, typer.Option("--mcts", min=1, help="Iterations of the MCTS opponent.")] = 1000,
     opponent: Annotated[Optional[list[str]], typer.Option("--opponent", "-o", help="Another opponent (an agent spec; repeat "
                                                           "the option for more), after random and MCTS; in games of more players a "
@@ -279,6 +281,8 @@ def evaluate(
     if any(ch in str(path) for ch in ",:="):
         raise BoardlabError(f"{path}: an agent spec cannot hold ',', ':' or '=' in a path; copy the model to a plain path")
     game = make(payload["game"])
+    if simulations is None:  # as az plays the file when told nothing (the spec names it: a stored evaluation's id keeps it)
+        simulations = int(make_agent(f"az:path={path}", game).play_budget()["simulations"])
     spec = f"az:path={path},simulations={simulations}"
     opponents = {"random": "random", "mcts": f"mcts:iterations={mcts}"} if baselines else {}
     if not baselines and not opponent:
