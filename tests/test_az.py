@@ -532,6 +532,28 @@ def test_az_without_a_path_plays_the_committed_mancala_model():
     assert agent.model_path.name == "az-mancala.pt"
 
 
+@pytest.mark.parametrize("spec,file,simulations", [
+    ("dicewars", "az-dicewars.pt", 1000), ("dicewars:features=odds", "az-dicewars_features_odds.pt", 1000),
+    ("dicewars:players=2", "az-dicewars_players_2.pt", 4000)])
+def test_az_without_a_path_plays_the_committed_dice_wars_model_at_the_simulations_its_file_names(spec, file, simulations):
+    from boardlab.core.rng import sample_chance
+
+    game = make(spec)
+    state = game.new_initial_state(3)
+    while state.is_chance_node():
+        state.apply_action(sample_chance(state, np.random.default_rng(0)))
+    agent = make_agent("az", game)
+    agent.reset(game, state.current_player(), 0)
+    assert agent.step(state) in state.legal_actions()
+    assert agent.model_path.name == file and agent.last_search["engine"] == "compiled-puct"
+    assert agent.last_search["simulations"] == simulations == agent.play_budget()["simulations"]
+
+
+def test_az_names_the_missing_model_of_a_dice_wars_table_it_was_not_trained_for():
+    with pytest.raises(SpecError, match="no committed model for dicewars:players=3"):
+        make_agent("az").reset(make("dicewars:players=3"), 0, 0)
+
+
 def test_evaluate_plays_the_committed_mancala_model_and_refuses_other_files(tmp_path):
     model = Path(__file__).resolve().parents[1] / "src" / "boardlab" / "models" / "az-mancala.pt"
     result = runner.invoke(app, ["evaluate", str(model), "--games", "2", "--simulations", "8", "--mcts", "10", "--json"])

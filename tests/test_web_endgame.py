@@ -69,6 +69,7 @@ def test_the_catalogue_offers_each_game_its_declared_default_opponent(client):
     for name, agent in expected.items():
         default = games[name]["default_agent"]
         assert default["agent"] == agent and agent in games[name]["agents"], name
+    assert "az" in games["dicewars"]["agents"]  # the committed 4-player network, offered beside the default
     assert games["chess"]["default_agent"]["options"] == {"eval": "chess_material", "time": "1"}
     assert games["tickettoride"]["default_agent"]["options"] == {"iterations": "1000"}
     # the committed networks fit the standard boards only

@@ -166,6 +166,20 @@ def test_budgets_above_the_servers_limits_are_refused_naming_the_limit(tmp_path)
         assert meta["limits"]["max_ai_seconds"] == 5 and meta["limits"]["max_ai_iterations"] == 1000
 
 
+def test_simulations_a_committed_model_names_are_checked_against_the_servers_limit_too(tmp_path):
+    # az takes its simulations from the committed 2-player Dice Wars model (4000) when the request names none:
+    # the server learns that number only once a worker has loaded the model, and refuses it then
+    limits = ServerLimits(max_ai_iterations=1000, ai_workers=1)
+    with TestClient(create_app(tmp_path / "data", limits=limits)) as client:
+        refused = client.post("/api/games", json={"game": "dicewars:players=2", "mode": "ai-ai", "ai": {"agent": "az"}})
+        assert refused.status_code == 400, refused.text
+        assert "simulations=4000" in detail(refused) and "--max-ai-iterations" in detail(refused)
+        fine = new_game(client, game="dicewars:players=2", mode="ai-ai", ai={"agent": "az", "simulations": 300}, seed=1)
+        played = client.post(f"/api/games/{fine['id']}/ai-move")
+        assert played.status_code == 200, played.text
+        assert played.json()["ai"]["simulations"] == 300
+
+
 def test_an_ai_move_reports_its_queue_wait_and_search_time_and_runs_within_the_node_cap(tmp_path):
     limits = ServerLimits(max_tree_nodes=2000, ai_workers=1)
     with TestClient(create_app(tmp_path / "data", limits=limits)) as client:
