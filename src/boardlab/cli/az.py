@@ -105,6 +105,8 @@ def train(
                                            "e.g. ttr-algorithmic; itself in every seat): its moves as the policy's targets, each "
                                            "seat's result as the value's; evaluated as iteration 0. The positions stay in the replay "
                                            "buffer until self-play pushes them out. Default: none.")] = None,
+    imitate_games: Annotated[Optional[int], _opt("--imitate-games", "Games of the --imitate agent. Default 1000.")] = None,
+    imitate_steps: Annotated[Optional[int], _opt("--imitate-steps", "Gradient steps on them before the first iteration. Default 1000.")] = None,
     opponents: Annotated[Optional[str], _opt("--opponents", "Agents that play against the network in --opponent-share of the "
                                              "self-play games: one spec for every other seat, or one per seat joined by '+' "
                                              "(dw-ste+dw-sdc+dw-wpm); the network sits in a seat drawn per game. Their moves are "
@@ -112,8 +114,6 @@ def train(
                                              "play costs at their table, not only against itself. Default: none.")] = None,
     opponent_share: Annotated[Optional[float], _opt("--opponent-share", "The share of self-play games played against "
                                                     "--opponents (0..1). Default 0.")] = None,
-    imitate_games: Annotated[Optional[int], _opt("--imitate-games", "Games of the --imitate agent. Default 1000.")] = None,
-    imitate_steps: Annotated[Optional[int], _opt("--imitate-steps", "Gradient steps on them before the first iteration. Default 1000.")] = None,
     device: Annotated[Optional[str], _opt("--device", "auto (CUDA when torch sees it), cpu or cuda. Default cpu.")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing self-play chunks at once (one core each).")] = 1,
     backend: Annotated[str, typer.Option("--backend", help="'process' (a local pool of --workers) "
