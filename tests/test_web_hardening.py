@@ -464,3 +464,17 @@ def test_a_stop_that_closes_a_workers_pipe_mid_search_cancels_the_job_quietly(ca
         job.future.result(timeout=0)
     assert worker.conn is None  # close() did drop the pipe under the running job
     assert not [record for record in caplog.records if record.levelname == "ERROR"], caplog.text
+
+
+def test_a_worker_recycled_while_the_pool_shuts_down_closes_without_its_dropped_pipe():
+    """A dispatcher ending a big idle worker (Worker.close) can run just after the pool's close() has dropped
+    that worker's pipe (conn = None, another thread): the recycling must not raise in the dispatcher thread
+    (a CI run showed an AttributeError there)."""
+    from types import SimpleNamespace
+
+    from boardlab.web.aipool import Worker
+
+    joined = []
+    dropped = SimpleNamespace(conn=None, kill=lambda: None, process=SimpleNamespace(join=joined.append))
+    Worker.close(dropped)  # type: ignore[arg-type]
+    assert joined == [2]

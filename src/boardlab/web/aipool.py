@@ -139,9 +139,10 @@ class Worker:
             self.process.join(2)
         except (OSError, AssertionError, ValueError):
             pass
-        for thing in (self.conn,):
+        conn = self.conn  # the pool's shutdown drops it (None) while a dispatcher may be recycling this worker
+        if conn is not None:
             try:
-                thing.close()
+                conn.close()
             except OSError:
                 pass
 
