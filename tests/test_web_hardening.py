@@ -180,6 +180,18 @@ def test_simulations_a_committed_model_names_are_checked_against_the_servers_lim
         assert played.json()["ai"]["simulations"] == 300
 
 
+def test_mcts_default_iterations_are_checked_against_the_servers_limit(tmp_path):
+    # mcts with neither iterations nor time searches 1000 iterations: a server allowing fewer says so
+    # instead of running them; with a time alone its iterations are unlimited and the time bounds it
+    limits = ServerLimits(max_ai_iterations=500, ai_workers=1)
+    with TestClient(create_app(tmp_path / "data", limits=limits)) as client:
+        refused = client.post("/api/games", json={"game": "connect4", "mode": "ai-ai", "ai": {"agent": "mcts"}})
+        assert refused.status_code == 400, refused.text
+        assert "iterations=1000" in detail(refused) and "--max-ai-iterations" in detail(refused)
+        new_game(client, mode="ai-ai", ai={"agent": "mcts", "iterations": 500}, seed=1)
+        new_game(client, mode="ai-ai", ai={"agent": "mcts", "time": 0.1}, seed=1)
+
+
 def test_an_ai_move_reports_its_queue_wait_and_search_time_and_runs_within_the_node_cap(tmp_path):
     limits = ServerLimits(max_tree_nodes=2000, ai_workers=1)
     with TestClient(create_app(tmp_path / "data", limits=limits)) as client:

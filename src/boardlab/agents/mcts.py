@@ -68,6 +68,9 @@ from boardlab.core.rng import kernel_rng
 from boardlab.core.search import ChildStats, SearchEngine, SearchSnapshot, subtree_mask
 from boardlab.trees.model import Tree
 
+#: iterations per move when neither ``iterations`` nor ``time`` is given
+DEFAULT_ITERATIONS = 1000
+
 
 class GenericSearch:
     """One UCT tree over the State API, kept in parallel Python lists (one entry per node).
@@ -409,7 +412,7 @@ class MCTSAgent(Agent):
     searches = True
     summary = "UCT Monte Carlo tree search (the game's evaluator, compiled or random playouts)"
     options = {
-        "iterations": Option("iterations", int, None, "iterations per move (default 1000, unlimited when time is given)", positive),
+        "iterations": Option("iterations", int, None, f"iterations per move (default {DEFAULT_ITERATIONS}, unlimited when time is given)", positive),
         "time": Option("time", float, None, "seconds per move; with iterations, whichever ends first", positive),
         "c": Option("c", float, math.sqrt(2), "UCB exploration constant", non_negative),
         "final": Option("final", str, "visits", "move chosen: most-visited child (visits) or best mean payout (mean)", one_of("visits", "mean")),
@@ -467,6 +470,12 @@ class MCTSAgent(Agent):
         if "compiled_playouts" in game.provides:
             game.playout_kernel().playout_returns(state, kernel_rng(0))
 
+    def play_budget(self) -> dict[str, Any]:
+        """The options, with the 1000 iterations a search runs when neither ``iterations`` nor ``time`` is given
+        (with a time alone the iterations are unlimited and stay None)."""
+        unset = self.config["iterations"] is None and self.config["time"] is None
+        return {**self.config, "iterations": DEFAULT_ITERATIONS if unset else self.config["iterations"]}
+
     # --- choosing a move ---------------------------------------------------------
     def step(self, state: State) -> int:
         start = time.perf_counter()
@@ -476,9 +485,7 @@ class MCTSAgent(Agent):
         if self.game is None or state.game != self.game:
             self.reset(state.game, player)
         budget = self.config["time"]
-        iterations = self.config["iterations"]
-        if iterations is None and budget is None:
-            iterations = 1000
+        iterations = self.play_budget()["iterations"]
         deadline = None if budget is None else start + budget
         search = self._reused(state) or self._new_search(state, player)
         search_start = time.perf_counter()

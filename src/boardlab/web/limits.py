@@ -211,7 +211,8 @@ def server_caps(name: str, config: Mapping[str, Any], limits: ServerLimits) -> d
     declared = cls.options
     caps: dict[str, Any] = {}
     # a search bounded by iterations only is bounded by time too ("whichever ends first");
-    # with neither, the agent's own default budget applies (mcts: 1000 iterations). Where a
+    # with neither, the agent's own default budget applies (mcts: 1000 iterations), which the
+    # worker's agent check holds against max_ai_iterations (Agent.play_budget). Where a
     # time replaces the iterations, the pool's wall clock and memory cap bound the search instead.
     if (cls.time_with_iterations and "time" in declared and config.get("time") is None
             and (config.get(cls.iterations_option) is not None or cls.unset_iterations_bound_with_time)):
