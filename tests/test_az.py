@@ -534,7 +534,8 @@ def test_az_without_a_path_plays_the_committed_mancala_model():
 
 @pytest.mark.parametrize("spec,file,simulations", [
     ("dicewars", "az-dicewars.pt", 1000), ("dicewars:features=odds", "az-dicewars_features_odds.pt", 1000),
-    ("dicewars:players=2", "az-dicewars_players_2.pt", 4000)])
+    ("dicewars:players=2", "az-dicewars_players_2.pt", 4000),
+    ("dicewars:players=2,features=odds", "az-dicewars_players_2_features_odds.pt", 4000)])
 def test_az_without_a_path_plays_the_committed_dice_wars_model_at_the_simulations_its_file_names(spec, file, simulations):
     from boardlab.core.rng import sample_chance
 
