@@ -471,7 +471,7 @@ class MCTSAgent(Agent):
             game.playout_kernel().playout_returns(state, kernel_rng(0))
 
     def play_budget(self) -> dict[str, Any]:
-        """The options, with the 1000 iterations a search runs when neither ``iterations`` nor ``time`` is given
+        """The options, with the ``DEFAULT_ITERATIONS`` a search runs when neither ``iterations`` nor ``time`` is given
         (with a time alone the iterations are unlimited and stay None)."""
         unset = self.config["iterations"] is None and self.config["time"] is None
         return {**self.config, "iterations": DEFAULT_ITERATIONS if unset else self.config["iterations"]}
