@@ -32,9 +32,11 @@ def test_every_registered_game_conforms(name, quick, tmp_path):
     check_game(name, examples=5 if quick else 15, scratch=tmp_path, quick=quick)
 
 
-def test_a_variant_that_adds_observation_inputs_conforms(tmp_path):
-    """Dice Wars' ``features=odds`` changes only the observation tensor: the whole quick check holds for it."""
-    check_game("dicewars:players=2,features=odds", examples=5, scratch=tmp_path, quick=True)
+@pytest.mark.parametrize("spec", ["dicewars:players=2,features=odds", "tickettoride:players=2,features=plan"])
+def test_a_variant_that_adds_observation_inputs_conforms(spec, tmp_path):
+    """Dice Wars' ``features=odds`` and Ticket to Ride's ``features=plan`` change only the observation tensor:
+    the whole quick check (its resampled worlds included) holds for them."""
+    check_game(spec, examples=5, scratch=tmp_path, quick=True)
 
 
 @pytest.mark.parametrize("missing", ["hypothesis", "httpx"])

@@ -52,11 +52,11 @@ def test_the_engine_is_registered_for_ticket_to_ride():
     assert puct_engine(make("tickettoride:players=2")) is CompiledTicketToRidePUCT
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_the_compiled_tensor_and_verdict_are_the_rules_and_the_torch_networks(players):
+@pytest.mark.parametrize("players,features", [(2, "plain"), (4, "plain"), (2, "plan"), (4, "plan")])
+def test_the_compiled_tensor_and_verdict_are_the_rules_and_the_torch_networks(players, features):
     """For every seat of every position the network reads the floats of observation_tensor, and gives the
     legal actions, priors and seat values the torch evaluator gives."""
-    game = make("tickettoride", players=players)
+    game = make("tickettoride", players=players, features=features)
     net = _network(game)
     evaluator, arrays, M = Evaluator(net), dense_network(net).arrays(), map_arrays(game)
     x = np.empty(game.observation_tensor_shape()[0], dtype=np.float32)

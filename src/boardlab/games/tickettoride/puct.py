@@ -63,6 +63,7 @@ from boardlab.games.tickettoride.hidden import PackedWorlds
 from boardlab.games.tickettoride.kernel import (
     DECKN,
     DISC,
+    DOUBLES,
     FACEUP,
     FIRST,
     HANDS,
@@ -86,6 +87,7 @@ from boardlab.games.tickettoride.kernel import (
     returns,
     tickets_done,
 )
+from boardlab.games.tickettoride.plan import plan_features
 from boardlab.games.tickettoride.state import OVER, SECOND, TicketToRide, TicketToRideState
 
 ROOM = 8192  # legal actions a position can have, as the kernel's legal_actions allows
@@ -167,6 +169,12 @@ def observe(S, M, player, x):
         x[at + 2] = 1.0
         x[at + 3] = S[LAST] / n
     x[at + 4] = min(S[PASSES], n) / n
+    at += 5
+    if x.shape[0] > at:  # features=plan
+        plan_features(S[OWNER:OWNER + tracks], player, S[DOUBLES] == 1, S[TRAINS + player],
+                      S[TICKETS + 30 * player:TICKETS + 30 * player + held], done[:held] == 1,
+                      S[OFFERS + 3 * player:OFFERS + 3 * player + S[NOFFER + player]], M[0], M[2], M[4], M[5], M[6], M[7],
+                      M[8], M[11][2], M[11][0], x[at:])
 
 
 @njit(cache=True)

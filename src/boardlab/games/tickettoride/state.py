@@ -107,7 +107,10 @@ then the next seat in turn order. In order:
   cards held / 110, tickets held / 30, tickets on offer / 3, route points /
   112.5 (45 trains in 6-train routes);
 * the deck / 110, the ticket deck / 30, whether the last round has begun, its
-  turns left / players, and passes in a row / players.
+  turns left / players, and passes in a row / players;
+* with ``features=plan`` only (163 more entries, :func:`plan_entries`): the
+  cheapest way left to each of the observer's tickets and the tracks on it,
+  from the public owners and its own tickets alone (:mod:`.plan`).
 """
 
 from __future__ import annotations
@@ -144,10 +147,17 @@ PHASES = ("setup", "turn", "second card", "keep tickets", "over")
 MAX_WIPES = 1000
 
 VARIANTS = ("official", "study")
+FEATURES = ("plain", "plan")
 PLAYER_COLOURS = ("#1f5fbf", "#d62728", "#2ca02c", "#e6b800", "#222222")
 PLAYER_NAMES = ("Blue", "Red", "Green", "Yellow", "Black")
 
 
+
+
+def plan_entries(tracks: int, tickets: int) -> int:
+    """How many entries ``features=plan`` adds to the observation tensor (:mod:`.plan`): two per ticket, one per
+    track and three totals."""
+    return 2 * tickets + tracks + 3
 
 
 def shuffle_stream(seed: int, epoch: int) -> list[int]:
@@ -200,6 +210,9 @@ class TicketToRide(Game):
         "players": Option("players", int, 4, "number of players (2-5)", between(2, 5)),
         "variant": Option("variant", str, "official", "official, or study (no longest-path bonus, as the study played)",
                           lambda v: None if v in VARIANTS else f"must be one of {', '.join(VARIANTS)}"),
+        "features": Option("features", str, "plain", "the observation tensor: plain (the table as the seat sees it), or "
+                           "plan (plus each of its tickets' cheapest way left and the tracks on it, for networks)",
+                           lambda v: None if v in FEATURES else f"must be one of {', '.join(FEATURES)}"),
     }
 
     def __init__(self, **params: Any) -> None:
@@ -216,6 +229,8 @@ class TicketToRide(Game):
              int(b.track_twin[t]) if 0 <= b.track_twin[t] < t and b.track_colour[b.track_twin[t]] == b.track_colour[t] else -1)
             for t in range(b.num_tracks))
         self.points_of = tuple(int(x) for x in b.route_points)
+        #: entries that features=plan adds after the plain observation tensor (0: features=plain)
+        self.plan_entries = plan_entries(b.num_tracks, b.num_tickets) if self.params["features"] == "plan" else 0
 
     def num_players(self) -> int:
         return self.players
@@ -316,7 +331,7 @@ class TicketToRide(Game):
         b = self.board
         n = self.players
         return (b.num_tracks * (n + 1) + 2 * NUM_CARD_TYPES + FACE_UP * NUM_CARD_TYPES + 2 * b.num_tickets
-                + 3 * b.num_tickets + len(PHASES) + len(COLOURS) + 6 * n + 5,)
+                + 3 * b.num_tickets + len(PHASES) + len(COLOURS) + 6 * n + 5 + self.plan_entries,)
 
 
 class TicketToRideState(State):
@@ -906,8 +921,22 @@ class TicketToRideState(State):
             out[at + 2] = 1.0
             out[at + 3] = self.last_round / n
         out[at + 4] = min(self.passes, n) / n
-        assert at + 5 == len(out)
+        at += 5
+        if self.game.plan_entries:
+            self._plan(player, out[at:])
+        assert at + self.game.plan_entries == len(out)
         return out
+
+    def _plan(self, player: int, out: np.ndarray) -> None:
+        """The entries of ``features=plan`` (:mod:`boardlab.games.tickettoride.plan`) into ``out``."""
+        from boardlab.games.tickettoride.plan import plan_features  # numba: imported on first use
+
+        b = self.board
+        held = np.asarray(self.tickets[player], dtype=np.int64)
+        plan_features(np.asarray(self.owner, dtype=np.int64), player, self.game.doubles_open, self.trains[player], held,
+                      np.asarray(self.tickets_done(player), dtype=np.bool_), np.asarray(self.offers[player], dtype=np.int64),
+                      b.track_length, b.track_twin, b.track_a, b.track_b, b.ticket_a, b.ticket_b, b.ticket_points,
+                      b.num_cities, b.trains, out)
 
     def ticket_view(self, ticket: int, done: bool | None = None) -> dict[str, Any]:
         b = self.board
