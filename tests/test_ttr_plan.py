@@ -5,24 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_helpers import random_game_positions
 
 from boardlab.core.registry import make
 from boardlab.games.tickettoride.state import KEEP_BASE, SETUP, plan_entries
 
 INF = float("inf")
-
-
-def _random_positions(spec: str, seed: int, every: int = 3) -> list:
-    game = make(spec)
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state(seed)
-    out = []
-    while not state.is_terminal():
-        if len(state.history) % every == 0:
-            out.append(state.clone())
-        legal = state.legal_actions()
-        state.apply_action(int(legal[rng.integers(len(legal))]))
-    return out
 
 
 def _usable_costs(state, seat: int) -> dict[int, float]:
@@ -90,7 +78,7 @@ def test_the_plan_entries_are_the_shortest_ways_left_to_each_ticket(players):
     spec = f"tickettoride:players={players},features=plan"
     plain = make(f"tickettoride:players={players}")
     checked = 0
-    for state in _random_positions(spec, seed=players):
+    for state in random_game_positions(make(spec), seed=players, every=3):
         for seat in range(players):
             x = state.observation_tensor(seat)
             base = plain.observation_tensor_shape()[0]

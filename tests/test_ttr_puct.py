@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from game_helpers import random_game_positions
 
 from boardlab.agents.az_selfplay import SelfPlaySettings, self_play
 from boardlab.agents.is_puct import InformationSetPUCT
@@ -28,19 +29,6 @@ def _network(game, seed: int = 0, hidden: int = 32):
     return new_network(game, {"kind": "mlp", "hidden": hidden, "layers": 2}).eval()
 
 
-def _positions(game, seed: int, every: int = 1) -> list:
-    """The positions of one random game (every ``every``-th)."""
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state(seed)
-    out = []
-    while not state.is_terminal():
-        if len(state.history) % every == 0:
-            out.append(state.clone())
-        legal = state.legal_actions()
-        state.apply_action(int(legal[rng.integers(len(legal))]))
-    return out
-
-
 class PeekingCompiledSearch(CompiledTicketToRidePUCT):
     """The control: every simulation in the true state, as a search that forgot to resample would."""
 
@@ -61,7 +49,7 @@ def test_the_compiled_tensor_and_verdict_are_the_rules_and_the_torch_networks(pl
     evaluator, arrays, M = Evaluator(net), dense_network(net).arrays(), map_arrays(game)
     x = np.empty(game.observation_tensor_shape()[0], dtype=np.float32)
     legal, priors, values = np.empty(ROOM, np.int64), np.empty(ROOM), np.empty(players)
-    positions = _positions(game, seed=players)
+    positions = random_game_positions(game, seed=players)
     assert len(positions) > 100
     for state in positions:
         S = pack(state)
@@ -80,7 +68,7 @@ def test_packed_worlds_are_the_redrawn_states_packed(players):
     """From the same generator PackedWorlds gives pack(resample(...)), and what each opponent knows there."""
     game = make("tickettoride", players=players)
     checked = 0
-    for state in _positions(game, seed=30 + players, every=9):
+    for state in random_game_positions(game, seed=30 + players, every=9):
         seat = state.current_player()
         worlds = PackedWorlds(state, seat)
         for seed in range(2):
@@ -103,7 +91,7 @@ def test_two_worlds_give_a_seat_the_same_key_exactly_when_it_cannot_tell_them_ap
     M = map_arrays(game)
     rng = np.random.default_rng(1)
     compared = same = 0
-    for root in _positions(game, seed=10 + players, every=10)[1:]:
+    for root in random_game_positions(game, seed=10 + players, every=10)[1:]:
         owner = root.current_player()
         worlds = [root.clone()] + [root.resample(owner, rng) for _ in range(3)]
         arrays = [pack(w) for w in worlds]
@@ -137,7 +125,7 @@ def test_the_compiled_search_grows_the_generic_searchs_tree_from_the_same_genera
     net = _network(game, hidden=64)
     evaluator, dense = Evaluator(net), dense_network(net)
     compared = 0
-    for index, state in enumerate(_positions(game, seed=20 + players, every=20)):
+    for index, state in enumerate(random_game_positions(game, seed=20 + players, every=20)):
         for noise in (None, (1.0, 0.25)):
             settings = PUCTSettings(c=1.5, noise=noise)
             generic = InformationSetPUCT(state, settings, np.random.default_rng(index))
@@ -164,7 +152,7 @@ def test_the_compiled_search_decides_alike_in_states_its_seat_cannot_tell_apart_
 
 def test_the_tree_exports_each_information_state_under_the_edge_that_first_reached_it():
     game = make("tickettoride:players=2")
-    state = _positions(game, seed=3, every=30)[2]
+    state = random_game_positions(game, seed=3, every=30)[2]
     engine = CompiledTicketToRidePUCT(state, dense_network(_network(game)), PUCTSettings(), np.random.default_rng(0))
     engine.run(100)
     snap = engine.snapshot()
@@ -182,7 +170,7 @@ def test_the_tree_exports_each_information_state_under_the_edge_that_first_reach
         assert position.history[: len(state.history)] == state.history
     assert len(tree) > 1 and all(tree.state[i] for i in range(len(tree)))  # every kept row is named by its position
     assert tree.move[int(root_edges[0])] == state.action_to_string(int(snap.actions[root_edges[0]]))
-    assert state.to_json() == _positions(game, seed=3, every=30)[2].to_json()  # the true state is never changed
+    assert state.to_json() == random_game_positions(game, seed=3, every=30)[2].to_json()  # the true state is never changed
 
 
 def test_the_engine_refuses_what_it_cannot_do():
@@ -196,7 +184,7 @@ def test_the_engine_refuses_what_it_cannot_do():
         CompiledTicketToRidePUCT(state, net, PUCTSettings(discount=0.9), np.random.default_rng(0))
     with pytest.raises(BoardlabError, match="prove"):
         CompiledTicketToRidePUCT(state, net, PUCTSettings(solve=True), np.random.default_rng(0))
-    final = _positions(game, seed=1)[-1]
+    final = random_game_positions(game, seed=1)[-1]
     final.apply_action(final.legal_actions()[0])
     assert final.is_terminal()
     with pytest.raises(BoardlabError, match="no move"):
