@@ -89,11 +89,17 @@ def test_train_az_imitate_reports_the_lesson_and_a_resumed_run_does_not_repeat_i
             "--batch", "16", "--net", "mlp", "--hidden", "8", "--layers", "1", "--eval-games", "2", "--eval-simulations", "2",
             "--eval-mcts", "4", "--eval-every", "1", "--seed", "2", "--imitate", "mcts:iterations=4", "--imitate-games", "30",
             "--imitate-steps", "5", "--out", str(out), "--json"]
-    first = runner.invoke(app, [*args, "--iterations", "1"])
+    only = runner.invoke(app, [*args, "--iterations", "0"])  # the lesson alone
+    assert only.exit_code == 0, only.output
+    alone = json.loads(only.stdout)
+    lesson = alone["imitation"]
+    assert alone["iterations"] == 0 and alone["history"] == [] and alone["positions"] == lesson["positions"]
+    assert torch.load(out / "model.pt", weights_only=True)["meta"]["iteration"] == 0  # what az:path=RUN/model.pt plays
+    first = runner.invoke(app, ["train", "az", "--out", str(out), "--iterations", "1", "--json"])
     assert first.exit_code == 0, first.output
     data = json.loads(first.stdout)
-    lesson = data["imitation"]
     assert lesson["games"] == 30 and lesson["agent"] == "mcts:iterations=4" and lesson["positions"] > 30
+    assert data["imitation"] == lesson  # kept in the checkpoint, not played again
     assert data["positions"] > lesson["positions"]  # the lesson's positions, then the iteration's own
     assert lesson["cpu_hours"] <= data["cpu_hours"] and set(lesson["eval"]) == {"random", "mcts"}
     assert (out / "models" / "iter-0000.pt").is_file()
@@ -102,7 +108,7 @@ def test_train_az_imitate_reports_the_lesson_and_a_resumed_run_does_not_repeat_i
     again = runner.invoke(app, ["train", "az", "--out", str(out), "--iterations", "2", "--json"])
     assert again.exit_code == 0, again.output
     second = json.loads(again.stdout)
-    assert second["imitation"] == lesson  # kept in the checkpoint, not played again
+    assert second["imitation"] == lesson
     assert second["positions"] - data["positions"] < lesson["positions"]
     assert "previous" in second["last_eval"]
 
@@ -121,3 +127,6 @@ def test_a_teacher_that_cannot_play_the_game_by_itself_is_refused_before_a_run_s
     zero = runner.invoke(app, ["train", "az", "--game", SMALL, "--imitate", "random", "--imitate-games", "0",
                                "--out", str(tmp_path / "zero")])
     assert zero.exit_code != 0 and "imitate_games must be at least 1" in zero.output
+    nothing = runner.invoke(app, ["train", "az", "--game", SMALL, "--iterations", "0", "--out", str(tmp_path / "nothing")])
+    assert nothing.exit_code != 0 and "0 runs the --imitate lesson alone" in nothing.output
+    assert "Traceback" not in nothing.output and not (tmp_path / "nothing" / "checkpoint.pt").exists()

@@ -26,6 +26,7 @@ def train(
     out: Annotated[Optional[Path], _opt("--out", "Run folder (created, with the folders above it). Default runs/az-<game>. "
                                         "Running the command again resumes the run in it, after a kill too.")] = None,
     iterations: Annotated[Optional[int], _opt("--iterations", "Iterations to reach (self-play, then learning). Default 100. "
+                                              "0 with --imitate: the lesson alone (resume with more to go on to self-play). "
                                               "A resumed run may change it and --eval-every, nothing else.")] = None,
     games: Annotated[Optional[int], _opt("--games", "Self-play games per iteration. Default 64.")] = None,
     lockstep: Annotated[Optional[int], _opt("--lockstep", "Games played in lockstep in one process (their leaves share one forward pass); "

@@ -126,7 +126,11 @@ class AZConfig:
                 "value_inputs": self.value_inputs}
 
     def check(self) -> None:
-        positive = ("iterations", "games", "lockstep", "simulations", "buffer", "batch", "eval_every", "eval_games",
+        if self.iterations == 0 and not self.imitate:
+            raise BoardlabError("train az: iterations must be at least 1, not 0 (0 runs the --imitate lesson alone)")
+        if self.iterations < 0:
+            raise BoardlabError(f"train az: iterations must be at least 1, not {self.iterations}")
+        positive = ("games", "lockstep", "simulations", "buffer", "batch", "eval_every", "eval_games",
                     "eval_simulations", "eval_mcts", "hidden", "layers", "channels", "imitate_games")
         for name in positive:
             if getattr(self, name) < 1:
