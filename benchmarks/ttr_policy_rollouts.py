@@ -14,7 +14,8 @@ and Galperin 1996, with ISMCTS's determinisations).
         --opponent ttr-algorithmic --games 40 --seed 1 --first 0 --last 20
 
 plays games FIRST..LAST-1 of the duel `boardlab duel` would play with that seed (seats alternating, the
-same deals); run two halves side by side and add them. A throwaway measure, not an agent of boardlab:
+same deals); run two halves side by side and add them. With more players (`--game tickettoride`) game i seats
+the network in seat i mod players and a copy of the opponent in every other seat. A throwaway measure, not an agent of boardlab:
 were it to help, it would become an option of `az`.
 """
 
@@ -153,15 +154,19 @@ def main() -> None:
     parser.add_argument("--playouts", type=int, default=200)
     parser.add_argument("--candidates", type=int, default=4)
     parser.add_argument("--z", type=float, default=1.0)
+    parser.add_argument("--mine", default=None, help="an agent spec to play instead of the rollouts (e.g. the policy "
+                        "alone, az:path=MODEL,simulations=1), on the same deals")
     args = parser.parse_args()
     game = make(args.game)
-    mine = PolicyRollouts(args.model, args.playouts, args.candidates, z=args.z)
-    other = make_agent(args.opponent, game)
+    n = game.num_players()
+    mine: Agent = (make_agent(args.mine, game) if args.mine
+                   else PolicyRollouts(args.model, args.playouts, args.candidates, z=args.z))
+    others = [make_agent(args.opponent, game) for _ in range(n - 1)]  # one each: agents keep their seat's state
     seconds = [0.0, 0.0]
     moves = [0, 0]
     for index in range(args.first, args.games if args.last is None else args.last):
-        seat = index % 2  # as boardlab duel: the first agent starts the even-numbered games
-        seats = [mine, other] if seat == 0 else [other, mine]
+        seat = index % n  # as boardlab duel at 2 players: the first agent starts the even-numbered games
+        seats = others[:seat] + [mine] + others[seat:]
 
         def timed(s: int, spent: float, seat: int = seat) -> None:
             which = 0 if s == seat else 1
@@ -171,10 +176,10 @@ def main() -> None:
         start = time.perf_counter()
         record = play_game(game, seats, derive_seed(args.seed, index), on_step=timed)
         print(json.dumps({"game": index, "seat": seat, "returns": record.returns, "won": record.returns[seat] > 0.5,
-                          "seconds": round(time.perf_counter() - start, 1),
+                          "share": record.returns[seat], "seconds": round(time.perf_counter() - start, 1),
                           "per_move": [round(s / max(m, 1), 4) for s, m in zip(seconds, moves)],
-                          "searched": mine.searched, "changed": mine.changed}), flush=True)
-
+                          "searched": getattr(mine, "searched", None), "changed": getattr(mine, "changed", None)}),
+              flush=True)
 
 if __name__ == "__main__":
     main()
