@@ -32,6 +32,7 @@ from numba import njit
 from boardlab.agents.base import Agent
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
+from boardlab.core.params import Option, positive
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
 from boardlab.games.tickettoride.hidden import PackedWorlds
@@ -69,11 +70,19 @@ def greedy_value(S, M, w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_val
 class PolicyRollouts(Agent):
     name = "ttr-policy-rollouts"
     games = ("tickettoride",)
+    options = {
+        "path": Option("path", str, "", "the az model file (an MLP for the compiled kernel)"),
+        "playouts": Option("playouts", int, 200, "playouts per decision", positive),
+        "candidates": Option("candidates", int, 4, "the policy's likeliest moves that are played out", positive),
+        "rounds": Option("rounds", int, 4, "deals before the first halving", positive),
+        "z": Option("z", float, 1.0, "standard errors by which a move must beat the policy's"),
+        "seed": Option("seed", int, None, "seed of the deals"),
+    }
 
-    def __init__(self, path: str, playouts: int = 200, candidates: int = 4, rounds: int = 4, z: float = 1.0) -> None:
-        super().__init__()
-        self.path, self.budget, self.k, self.rounds, self.z = path, playouts, candidates, rounds, z
-        self.spec = f"ttr-policy-rollouts:path={path},playouts={playouts},candidates={candidates},z={z}"
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self.path = self.config["path"]
+        self.budget, self.k, self.rounds, self.z = (self.config[k] for k in ("playouts", "candidates", "rounds", "z"))
         self.weights: tuple | None = None
         self.searched = 0
         self.changed = 0
@@ -160,7 +169,7 @@ def main() -> None:
     game = make(args.game)
     n = game.num_players()
     mine: Agent = (make_agent(args.mine, game) if args.mine
-                   else PolicyRollouts(args.model, args.playouts, args.candidates, z=args.z))
+                   else PolicyRollouts(path=args.model, playouts=args.playouts, candidates=args.candidates, z=args.z))
     others = [make_agent(args.opponent, game) for _ in range(n - 1)]  # one each: agents keep their seat's state
     seconds = [0.0, 0.0]
     moves = [0, 0]
