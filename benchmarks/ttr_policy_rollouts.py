@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 
 import numpy as np
@@ -32,6 +31,7 @@ from numba import njit
 from boardlab.agents.base import Agent
 from boardlab.agents.registry import make_agent
 from boardlab.arena.play import play_game
+from boardlab.bots.tickettoride.search import MARGIN_WEIGHT, clearly_better
 from boardlab.core.params import Option, positive
 from boardlab.core.registry import make
 from boardlab.core.rng import derive_seed
@@ -41,7 +41,6 @@ from boardlab.games.tickettoride.puct import judge
 from boardlab.games.tickettoride.state import OVER, SECOND
 from boardlab.nn.az_net import dense_network, load_model
 
-MARGIN_WEIGHT = 0.0005  # as ttr-ismcts: a win is worth 1, a 100-point margin 0.05
 ROOM = 8192
 
 
@@ -141,11 +140,8 @@ class PolicyRollouts(Agent):
                 alive = sorted(set(alive[:max(2, (len(alive) + 1) // 2)]) | {0})
         best = max(alive, key=lambda j: float(np.mean(values[j])))
         self.searched += 1
-        if best != 0:
-            diffs = np.asarray(values[best]) - np.asarray(values[0][:len(values[best])])
-            se = float(diffs.std(ddof=1)) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf
-            if not (diffs.mean() > 0 and diffs.mean() > self.z * se):
-                best = 0
+        if best != 0 and not clearly_better(values[best], values[0], self.z):
+            best = 0
         if best != 0:
             self.changed += 1
         return arms[best]

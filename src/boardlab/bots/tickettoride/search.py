@@ -97,6 +97,17 @@ class Playouts:
         return float(self.returns[seat]) + MARGIN_WEIGHT * (int(self.scores[seat]) - max(others))
 
 
+def clearly_better(mine: list[float], theirs: list[float], z: float) -> bool:
+    """Whether ``mine`` beats ``theirs`` on the deals both were played on by more than ``z`` standard
+    errors of the paired differences (the best of many noisy means is otherwise often luck)."""
+    diffs = np.asarray(mine, dtype=float) - np.asarray(theirs[:len(mine)], dtype=float)
+    if len(diffs) < 2:
+        return False
+    mean = float(diffs.mean())
+    se = float(diffs.std(ddof=1)) / math.sqrt(len(diffs))
+    return mean > 0 and mean > z * se
+
+
 _PLAYOUTS: dict[str, Playouts] = {}
 
 
@@ -168,14 +179,7 @@ class TTRSearchAgent(Agent):
         return out or legal[:1]
 
     def _better(self, mine: list[float], theirs: list[float]) -> bool:
-        """Whether ``mine`` beats ``theirs`` on the deals both were played on by more than ``z`` standard
-        errors of the paired differences (the best of many noisy means is otherwise often luck)."""
-        diffs = np.asarray(mine, dtype=float) - np.asarray(theirs[:len(mine)], dtype=float)
-        if len(diffs) < 2:
-            return False
-        mean = float(diffs.mean())
-        se = float(diffs.std(ddof=1)) / math.sqrt(len(diffs))
-        return mean > 0 and mean > self.config["z"] * se
+        return clearly_better(mine, theirs, self.config["z"])
 
     def step(self, state: State) -> int:
         assert isinstance(state, TicketToRideState)
