@@ -17,6 +17,7 @@ of throwing the dice, so showing them changes nothing in the rules.
 
 from __future__ import annotations
 
+import bisect
 from functools import lru_cache
 
 import numpy as np
@@ -61,23 +62,51 @@ for _a in range(1, MAX_DICE + 1):
 def dice_for_outcome(attack: int, defend: int, won: bool, rng: np.random.Generator) -> tuple[list[int], list[int]]:
     """Dice faces of one battle drawn from the dice distribution conditioned on its outcome
     (which must be possible: 7 dice never lose to 1)."""
+    pick = _draw(_sums_given_outcome(attack, defend, won), rng)
+    s_sum, t_sum = divmod(pick, 6 * defend + 1)
+    return _faces(attack, s_sum, rng), _faces(defend, t_sum, rng)
+
+
+def _draw(cdf: tuple[float, ...], rng: np.random.Generator) -> int:
+    """An index drawn with the probabilities whose cumulative sums are ``cdf``: the draw of
+    ``rng.choice(len(p), p=p)``, one uniform number placed among the sums, without its checks."""
+    return bisect.bisect_right(cdf, rng.random())
+
+
+# every view of a Dice Wars game shows the dice of its last battles, drawn afresh each time: the
+# distributions they are drawn from are worked out once (as tuples of cumulative sums)
+@lru_cache(maxsize=None)
+def _sums_given_outcome(attack: int, defend: int, won: bool) -> tuple[float, ...]:
+    """The joint distribution of the two sums given the outcome, flattened (attacker's sum major)."""
     a, d = np.array(sum_counts(attack), dtype=float), np.array(sum_counts(defend), dtype=float)
     joint = np.outer(a, d)
     s, t = np.indices(joint.shape)
     joint[(s > t) != won] = 0.0
-    flat = joint.ravel() / joint.sum()
-    pick = int(rng.choice(flat.size, p=flat))
-    s_sum, t_sum = divmod(pick, joint.shape[1])
-    return _faces(attack, s_sum, rng), _faces(defend, t_sum, rng)
+    if not joint.any():
+        raise ValueError(f"{attack} dice against {defend} cannot {'win' if won else 'lose'}")
+    return _cumulative(joint.ravel() / joint.sum())
+
+
+@lru_cache(maxsize=None)
+def _face_given_total(left: int, total: int) -> tuple[float, ...]:
+    """The distribution of the next die's face (1..6) when ``left`` dice still have to make ``total``."""
+    rest = sum_counts(left - 1)
+    weights = np.array([rest[total - f] if 0 <= total - f < len(rest) else 0 for f in range(1, 7)], dtype=float)
+    return _cumulative(weights / weights.sum())
+
+
+def _cumulative(p: np.ndarray) -> tuple[float, ...]:
+    """The cumulative sums ``rng.choice`` draws from: the last one scaled to exactly 1."""
+    cdf = p.cumsum()
+    cdf /= cdf[-1]
+    return tuple(float(x) for x in cdf)
 
 
 def _faces(n: int, total: int, rng: np.random.Generator) -> list[int]:
     """``n`` dice faces drawn uniformly among those summing to ``total``."""
     faces = []
     for left in range(n, 0, -1):
-        rest = sum_counts(left - 1)
-        weights = np.array([rest[total - f] if 0 <= total - f < len(rest) else 0 for f in range(1, 7)], dtype=float)
-        face = int(rng.choice(6, p=weights / weights.sum())) + 1
+        face = _draw(_face_given_total(left, total), rng) + 1
         faces.append(face)
         total -= face
     return faces

@@ -20,7 +20,6 @@ Numbering used everywhere (the engine, the compiled kernel, the agents, the web 
 
 from __future__ import annotations
 
-import copy
 import csv
 import json
 from dataclasses import dataclass
@@ -105,7 +104,7 @@ class TTRMap:
     def view(self) -> dict[str, Any]:
         """The map for a board view: cities with latitude and longitude, tracks, colours (JSON ready;
         a fresh copy, so that a caller may change it)."""
-        return copy.deepcopy(_map_view(self.name))
+        return json.loads(_map_view_json(self.name))
 
 
 def _read_data(name: str) -> tuple[dict[str, Any], list[dict[str, str]]]:
@@ -199,6 +198,12 @@ def _verify(board: TTRMap) -> None:
 
 
 @lru_cache(maxsize=None)
+def _map_view_json(name: str) -> str:
+    """The map view as JSON text: every observation carries it, and parsing it again is the cheap
+    way to a fresh copy (a deep copy of its thousand small objects costs ten times as much)."""
+    return json.dumps(_map_view(name))
+
+
 def _map_view(name: str) -> dict[str, Any]:
     board = load_map(name)
     return {
