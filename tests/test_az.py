@@ -306,6 +306,9 @@ def test_a_resumed_run_may_evaluate_more_often_and_learns_the_same_weights(tmp_p
     assert [h["iteration"] for h in json.loads((tmp_path / "dense" / "history.json").read_text()) if "eval" in h] == [1, 2, 3]
     changed = runner.invoke(app, ["train", "az", *TINY, "--out", str(tmp_path / "dense"), "--iterations", "4", "--steps", "4"])
     assert changed.exit_code != 0 and "steps=3" in changed.output and "--eval-every may change" in changed.output
+    behind = runner.invoke(app, ["train", "az", *TINY, "--out", str(tmp_path / "dense"), "--iterations", "2"])
+    assert behind.exit_code != 0 and "reached iteration 3" in behind.output and "--iterations 2" in behind.output
+    assert (tmp_path / "dense" / "model.pt").read_bytes() == (tmp_path / "sparse" / "model.pt").read_bytes()
 
 
 def test_a_run_from_before_augmentation_resumes_without_it(tmp_path):

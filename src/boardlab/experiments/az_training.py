@@ -343,6 +343,11 @@ class Trainer:
             name = changed[0]
             raise BoardlabError(f"{self.folder}: this run was started with {name}={saved.get(name)!r}, not "
                                 f"{getattr(self.cfg, name)!r}; resume it with the same settings (only --iterations and --eval-every may change)")
+        reached = int(data["iteration"])
+        if self.cfg.iterations < reached:
+            raise BoardlabError(f"{self.folder}: this run has reached iteration {reached}; --iterations {self.cfg.iterations} "
+                                f"cannot take it back (give {reached} or more to go on; its saved networks are in "
+                                f"{self.folder / 'models'})")
         self.net.load_state_dict(network_from_payload(data["model"], str(self.checkpoint_path)).state_dict())
         self.optimizer.load_state_dict(data["optimizer"])
         self.buffer.load(data["buffer"])
