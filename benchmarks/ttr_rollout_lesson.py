@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from rich.console import Console
+from rich.progress import track
 
 from boardlab.agents.az_selfplay import Samples
 from boardlab.core.plugins import agents as agent_plugins
@@ -38,7 +40,13 @@ def games(args: argparse.Namespace) -> None:
     game = make(args.game)
     spec = f"ttr-policy-rollouts:path={args.model},playouts={args.playouts}"
     seeds = [derive_seed(args.seed, "rollout-lesson", g) for g in range(args.first, args.last)]
-    samples, summary = agent_games(game, spec, seeds)
+    parts, summary = [], []
+    # a game of the search in every seat takes about half a minute: show them going by (on stderr)
+    for seed in track(seeds, description=f"{len(seeds)} games", console=Console(stderr=True)):
+        part, played = agent_games(game, spec, [seed])
+        parts.append(part)
+        summary.extend(played)
+    samples = Samples.concat(parts)
     np.savez_compressed(args.out, obs=samples.obs, mask=samples.mask, policy=samples.policy, value=samples.value)
     first = [g["returns"][0] for g in summary]
     print(f"{args.out}: {len(summary)} games, {len(samples)} positions, first seat's mean return {np.mean(first):.3f}")
