@@ -84,6 +84,19 @@ def test_the_map_has_the_boards_figures():
     assert sorted(COLOURS[board.track_colour[t]] for t in sf_la) == ["pink", "yellow"]
 
 
+def test_the_map_view_is_the_boards_and_a_fresh_copy_each_time():
+    board = usa_map()
+    view = board.view()
+    assert len(view["cities"]) == 36 and len(view["tracks"]) == 100
+    sf = next(c for c in view["cities"] if c["name"] == "San Francisco")
+    assert (sf["lat"], sf["lon"]) == (float(board.latitude[board.cities.index("San Francisco")]),
+                                      float(board.longitude[board.cities.index("San Francisco")]))
+    assert [t["length"] for t in view["tracks"]] == [int(x) for x in board.track_length]
+    view["tracks"][0]["length"] = 99  # a caller may change what it was given
+    view["cities"].clear()
+    assert board.view()["tracks"][0]["length"] == int(board.track_length[0]) and len(board.view()["cities"]) == 36
+
+
 def test_setup_deals_four_cards_three_tickets_and_five_face_up():
     state = make("tickettoride", players=3).new_initial_state(5)
     assert [sum(h) for h in state.hands] == [4, 4, 4]
