@@ -63,7 +63,7 @@ def dice_for_outcome(attack: int, defend: int, won: bool, rng: np.random.Generat
     """Dice faces of one battle drawn from the dice distribution conditioned on its outcome
     (which must be possible: 7 dice never lose to 1)."""
     pick = _draw(_sums_given_outcome(attack, defend, won), rng)
-    s_sum, t_sum = divmod(pick, 6 * defend + 1)
+    s_sum, t_sum = divmod(pick, len(sum_counts(defend)))  # the sums were flattened attacker-major
     return _faces(attack, s_sum, rng), _faces(defend, t_sum, rng)
 
 
